@@ -33,9 +33,14 @@ class Span:
 
 @dataclass(frozen=True, slots=True)
 class Math:
-    """Inline math, kept as its TeX source without the `$` delimiters (`\\mu`, `O(n^{4/3}d)`)."""
+    """Inline math, kept as its TeX source without the `$` delimiters (`\\mu`, `O(n^{4/3}d)`).
+
+    `bare` marks math-only commands found outside math in the source (`\\mathbb{E}` in plain
+    text); the BibTeX writer wraps those in `\\ensuremath{}` instead of `$...$`.
+    """
 
     tex: str
+    bare: bool = False
 
 
 @dataclass(frozen=True, slots=True)

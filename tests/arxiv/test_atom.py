@@ -36,8 +36,9 @@ def test_current_single_id() -> None:
 
 def test_legacy_feed_is_unwrapped_and_read_by_namespace() -> None:
     (record,) = _feed("arxivpy-2016-legacy-idlist-versioned-doi.xml").records
-    assert record.title == ("Quantum Criticality for Extended Nodes on a Bethe Lattice in the "
-                            "Large Connectivity Limit")
+    assert record.title == (
+        "Quantum Criticality for Extended Nodes on a Bethe Lattice in the Large Connectivity Limit"
+    )
     assert "\n" not in record.summary and not record.summary.startswith(" ")
     assert record.summary.startswith("Theoretical description of anisotropic systems")
     assert (record.arxiv_id, record.version) == ("1111.2011", 2)
@@ -82,15 +83,18 @@ def test_empty_and_error_feeds() -> None:
 def test_search_feed_dois_and_versions() -> None:
     feed = _feed("arxivpy-2026-search-all-testing.xml")
     assert feed.total_results == 214881 and len(feed.records) == 10
-    assert feed.query_title == "arXiv Query: search_query=all:testing&id_list=&start=0&max_results=10"
+    assert (
+        feed.query_title == "arXiv Query: search_query=all:testing&id_list=&start=0&max_results=10"
+    )
     assert sum(1 for r in feed.records if r.doi) == 6
     assert sum(1 for r in feed.records if r.journal_ref) == 6
 
 
 def test_a_paper_titled_error_is_not_an_error_feed() -> None:
     body = (FIXTURES / "arxivpy-2026-id-single-1605.08386.xml").read_bytes()
-    body = body.replace(b"<title>Heat-bath random walks with Markov bases</title>",
-                        b"<title>Error</title>")
+    body = body.replace(
+        b"<title>Heat-bath random walks with Markov bases</title>", b"<title>Error</title>"
+    )
     feed = parse_feed(body)
     assert feed.error is None and feed.records[0].title == "Error"
 
@@ -110,14 +114,24 @@ def test_entry_without_usable_id_is_skipped_with_a_reason() -> None:
         (b"", True, "not an Atom feed: empty body"),
         (b"<!DOCTYPE html><html><body>Bad gateway</body></html>", True, "not an Atom feed"),
         (b"<html><body>Bad gateway</body></html>", True, "root element 'html'"),
-        (b"<?xml version='1.0'?><feed xmlns='http://www.w3.org/2005/Atom'><entry>", True,
-         "malformed XML"),
-        (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 '
-         b'"&lol;&lol;&lol;&lol;">]><feed xmlns="http://www.w3.org/2005/Atom">'
-         b"<title>&lol2;</title></feed>", False, "refused XML"),
-        (b'<?xml version="1.0"?><!DOCTYPE feed [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
-         b'<feed xmlns="http://www.w3.org/2005/Atom"><title>&x;</title></feed>', False,
-         "refused XML"),
+        (
+            b"<?xml version='1.0'?><feed xmlns='http://www.w3.org/2005/Atom'><entry>",
+            True,
+            "malformed XML",
+        ),
+        (
+            b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 '
+            b'"&lol;&lol;&lol;&lol;">]><feed xmlns="http://www.w3.org/2005/Atom">'
+            b"<title>&lol2;</title></feed>",
+            False,
+            "refused XML",
+        ),
+        (
+            b'<?xml version="1.0"?><!DOCTYPE feed [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+            b'<feed xmlns="http://www.w3.org/2005/Atom"><title>&x;</title></feed>',
+            False,
+            "refused XML",
+        ),
     ],
 )
 def test_bodies_that_are_not_feeds(body: bytes, retryable: bool, message: str) -> None:

@@ -106,10 +106,12 @@ def _entry(**fields: str) -> Entry:
         (_entry(eprint="PMC12345", eprinttype="pubmed"), None, ""),
         (_entry(URL="https://arxiv.org/abs/2101.00001v3"), "2101.00001v3", "URL"),
         (_entry(DOI="10.48550/arXiv.2202.01037"), "2202.01037", "DOI"),
-        (_entry(**{"container-title": "arXiv preprint arXiv:1706.03762"}), "1706.03762",
-         "container-title"),
-        (_entry(**{"container-title": "CoRR", "volume": "abs/1605.08386"}), "1605.08386",
-         "volume"),
+        (
+            _entry(**{"container-title": "arXiv preprint arXiv:1706.03762"}),
+            "1706.03762",
+            "container-title",
+        ),
+        (_entry(**{"container-title": "CoRR", "volume": "abs/1605.08386"}), "1605.08386", "volume"),
         (_entry(**{"container-title": "Nature", "volume": "abs/1605.08386"}), None, ""),
         (_entry(note="arXiv:math.GT/0309136"), "math/0309136", "note"),
         (_entry(title="Only a title", DOI="10.1103/PhysRevB.85.115117"), None, ""),
@@ -122,8 +124,10 @@ def test_find_arxiv_id_in_entries(entry: Entry, versioned: str | None, where: st
 
 
 def test_find_arxiv_id_in_extras_kept_by_other_readers() -> None:
-    entry = Entry(type="article", extra=[Extra("bibtex", "arxivId", "1605.08386"),
-                                         Extra("bibtex", "archivePrefix", "arXiv")])
+    entry = Entry(
+        type="article",
+        extra=[Extra("bibtex", "arxivId", "1605.08386"), Extra("bibtex", "archivePrefix", "arXiv")],
+    )
     hit = find_arxiv_id(entry)
     assert hit is not None and hit.arxiv_id == ArxivId("1605.08386") and hit.field == "arxivId"
     in_journal = Entry(type="article", extra=[Extra("bibtex", "journal", "arXiv:2101.00001")])

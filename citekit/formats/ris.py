@@ -76,7 +76,8 @@ _BOOKS = frozenset({"BOOK", "EBOOK", "EDBOOK", "SER", "CTLG"})
 _SERIALS = frozenset({"JOUR", "JFULL", "EJOUR", "MGZN", "NEWS", "INPR", "ABST"})
 _CHAPTERS = frozenset({"CHAP", "ECHAP"})
 _CONFS = frozenset({"CONF", "CPAPER"})
-_PAGE_COUNT_TYS = _BOOKS | {"THES"}  # SP means "number of pages" here (RIS-2011, Zotero)
+_PAGE_COUNT_TYS = _BOOKS | {"THES"}
+_NUMBERED_BY_SN = frozenset({"RPRT", "GOVDOC", "PAT"})  # report/patent number in SN (Zotero)  # SP means "number of pages" here (RIS-2011, Zotero)
 
 # ---------------------------------------------------------------------------------------------
 # The tag table. Each row: tag, canonical target, kind, the TYs it is limited to (`only`) or
@@ -143,7 +144,9 @@ RULES: tuple[TagRule, ...] = (
     _rule("EP", "page", "page"),
     _rule("M1", "collection-number", only=_BOOKS),
     _rule("SV", "collection-number", only=_CHAPTERS),
-    _rule("M1", "number", exclude=_BOOKS),
+    _rule("SN", "number", "isxn", only=_NUMBERED_BY_SN),
+    _rule("C7", "number", only=_SERIALS),  # EndNote's "Article Number"
+    _rule("M1", "number", exclude=_BOOKS | _SERIALS),
     _rule("SE", "chapter-number", only=_CHAPTERS),
     _rule("SE", "section", exclude=_CHAPTERS),
     _rule("ET", "edition"),
@@ -179,7 +182,7 @@ KNOWN_UNMAPPED = frozenset(
 
 _NOTE_TAGS = frozenset({"AB", "N1", "N2", "RN"})  # continuation lines keep their line breaks
 _WRITE_ORDER = (
-    "TI AU A2 A3 A4 C2 T2 T3 J2 ST PY DA Y2 VL IS SP EP M1 SV SE ET NV PB CY SN DO UR AN DB CN "
+    "TI AU A2 A3 A4 C2 T2 T3 J2 ST PY DA Y2 VL IS SP EP C7 M1 SV SE ET NV PB CY SN DO UR AN DB CN "
     "M3 LA AB KW N1".split()
 )
 
@@ -203,7 +206,7 @@ _WOS_HEAD = re.compile(r"^\ufeff?\s*(?:FN |VR |PT [A-Z]\b)")
 _WOS_PT = re.compile(r"^PT [A-Z]", re.M)
 _ANY_TAG = re.compile(r"^\s*(?:[A-Z][A-Z0-9] {1,2}-|TY\b)")
 # A folded continuation line that a trimming reader could take for a tag line.
-_TAG_LOOKALIKE = re.compile(r"^\s*[A-Za-z][A-Za-z0-9](?:\s*-|\s*$)")
+_TAG_LOOKALIKE = re.compile(r"^\s*[A-Z][A-Z0-9](?:\s*-|\s*$)")
 
 
 def sniff(text: str) -> bool:
@@ -412,7 +415,7 @@ class _Build:
     pages: dict[str, _Tagged] = field(default_factory=dict)
     date_seen: list[tuple[TagRule, _Tagged]] = field(default_factory=list)
     candidates: dict[str, list[tuple[int, TagRule, _Tagged]]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    notes: list[tuple[int, str]] = field(default_factory=list)  # (line, text): file order
     keywords: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
 
@@ -496,7 +499,7 @@ def _take(build: _Build, tagged: _Tagged) -> None:
     elif rule.kind == "url":
         build.urls.append(tagged.value)
     elif rule.kind == "note":
-        build.notes.append(tagged.value)
+        build.notes.append((tagged.line, tagged.value))
     elif rule.kind == "eprint":
         _take_eprint(build, tagged)
     elif rule.kind == "isxn":
@@ -556,13 +559,16 @@ def _take_eprint(build: _Build, tagged: _Tagged) -> None:
 
 
 def _take_isxn(build: _Build, tagged: _Tagged) -> None:
-    """SN holds an ISSN or an ISBN: the value's shape decides, else the TY (Zotero's rule)."""
+    """SN holds an ISSN, an ISBN or (reports, patents) the number: the value's shape decides,
+    else the TY (Zotero's rule)."""
     value = tagged.value.strip()
     fields = build.entry.fields
     if _ISSN.match(value.replace(" ", "")):
         target = "ISSN"
     elif _ISBN.match(value):
         target = "ISBN"
+    elif build.ty in _NUMBERED_BY_SN:
+        target = "number"
     else:
         target = "ISSN" if build.ty in _SERIALS else "ISBN"
     if target not in fields:
@@ -586,7 +592,7 @@ def _settle_candidates(build: _Build) -> None:
             if plain(fields[target]) == plain(value):
                 continue  # the same value under a synonym (JF and JO both naming the journal)
             if rule.fallback == "note":
-                build.notes.append(tagged.value)
+                build.notes.append((tagged.line, tagged.value))
                 build.say(info, "ris.ab-as-note", "AB beside N2: read as a note, as RIS-1 "
                           "defined AB", tagged.line)
             elif rule.fallback and rule.fallback not in fields:
@@ -667,7 +673,7 @@ def _settle_lists(build: _Build) -> None:
         if rest:
             fields["links"] = " ".join(rest)
     if build.notes:
-        fields["note"] = "\n".join(build.notes)
+        fields["note"] = "\n".join(text for _, text in sorted(build.notes))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -752,12 +758,14 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
             continue
         lines.append((rule.tag, _text_out(value)))
     lines.extend(_special_lines(entry, ty, omit, unwritten))
-    lines.sort(key=lambda tv: _ORDER_INDEX.get(tv[0], len(_ORDER_INDEX)))
     for extra in entry.extra:
         if extra.format == NAME and extra.name not in omit:
             lines.append((extra.name, extra.value))
         elif extra.format != NAME:
             unwritten.append(f"{extra.format}:{extra.name}")
+    # Extras sit beside the mapped lines of their tag (a repeated TI after the TI); tags with no
+    # place in the order follow alphabetically. Stable, so a second round gives the same text.
+    lines.sort(key=_line_order)
     if unwritten:
         out.append(info("ris.not-written", "no RIS tag for: " + ", ".join(unwritten),
                         **_where(entry)))
@@ -777,6 +785,11 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
 
 
 _ORDER_INDEX = {tag: i for i, tag in enumerate(_WRITE_ORDER)}
+
+
+def _line_order(line: tuple[str, str]) -> tuple[int, str]:
+    index = _ORDER_INDEX.get(line[0])
+    return (len(_ORDER_INDEX), line[0]) if index is None else (index, "")
 
 
 def _first_write_rule(target: str, ty: str) -> TagRule | None:

@@ -1,0 +1,828 @@
+"""BibTeX/BibLaTeX reading: bibtexparser's splitter, then our own whole-file passes (macros,
+duplicate keys, crossref/xdata inheritance), then a per-entry conversion to `Entry`.
+
+Part of the bibtex format. Imports model, diagnostics, latex, names, dates, bibtex_map and
+bibtexparser's splitter only (never its LaTeX or name middlewares, never other formats).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from bibtexparser import model as bp
+from bibtexparser.splitter import Splitter
+
+from .. import dates, latex, names
+from ..diagnostics import Diagnostic, error, info, warning
+from ..model import (
+    Bibliography,
+    Comment,
+    Date,
+    DocItem,
+    Entry,
+    Extra,
+    Macro,
+    Name,
+    Origin,
+    Preamble,
+    Rejected,
+    Text,
+)
+from . import bibtex_map as M
+
+FORMAT = "bibtex"
+
+# The splitter logs every failed block; we report them as diagnostics instead, so its records
+# must not reach stderr through logging's last-resort handler (applications can still listen).
+logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
+
+# ---------------------------------------------------------------------------------------------
+# Counting records independently of the parser
+# ---------------------------------------------------------------------------------------------
+
+# An entry starts with `@type{` or `@type(` at a line start (after blanks). `%@book{` lines are
+# commented out (biber's reading; classic BibTeX would see an entry there) and `@` inside a
+# line is text, so neither counts: the reader treats them the same way.
+_ENTRY_START = re.compile(r"(?:^|(?<=[\n\r]))[^\S\n\r]*@[^\S\n\r]*(\w*)[^\S\n\r]*[{(]")
+_NOT_ENTRIES = frozenset({"comment", "string", "preamble"})
+
+
+def count_records(text: str) -> int:
+    """How many entries `text` holds, by a regex scan that shares nothing with the reader."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return sum(1 for m in _ENTRY_START.finditer(text) if m.group(1).lower() not in _NOT_ENTRIES)
+
+
+_SNIFF = re.compile(r"(?m)^[\ufeff \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]")
+
+
+def sniff(text: str) -> bool:
+    """True when some line starts with `@type{` or `@type(` (blanks and a BOM allowed)."""
+    return _SNIFF.search(text) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# Preparing the text for the splitter
+# ---------------------------------------------------------------------------------------------
+
+_NEWLINES = re.compile(r"\r\n?")
+_MASK = "\ue000"  # stands for an `@` the splitter must not take as a block start
+_LINE_START_MASK = re.compile("(?m)^([^\\S\\n]*)" + _MASK)
+# `@article{` directly followed by `field =` (EndNote): no key. A comma is inserted so the
+# splitter reads the entry; the raw text shown to users is taken from the original.
+_KEYLESS = re.compile(r"(?m)^([^\S\n]*@[^\S\n]*(?!comment|string|preamble)\w+[^\S\n]*[{(])"
+                      r"(?=\s*[^\s,={}()\"#%]+\s*=)", re.IGNORECASE)  # fmt: skip
+# A `% comment` after a one-line field (biber allows it; the splitter would take it into the
+# next field's name): blanked to spaces so offsets stay the same.
+_TRAILING_COMMENT = re.compile(
+    r"(?m)^([^\S\n]*[^\s=,{}\"#%@]+[^\S\n]*=[^\S\n]*"
+    r"(?:\{[^{}\n]*\}|\"[^\"\n]*\"|[\w.:+-]+)[^\S\n]*,?[^\S\n]*)(%[^\n]*)$"
+)
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """The text the splitter sees, and how to map its offsets back to the original."""
+
+    text: str
+    original: str
+    insertions: list[int]  # offsets in `text` of inserted characters (one each)
+    masked: bool
+    blanked: list[tuple[int, str]]  # (line, comment text) of trailing comments blanked
+
+    @property
+    def changed(self) -> bool:
+        return self.masked or bool(self.insertions) or bool(self.blanked)
+
+
+def _prepare(text: str) -> _Prepared:
+    if "\r" in text:
+        text = _NEWLINES.sub("\n", text)
+    if text.startswith("\ufeff"):
+        text = " " + text[1:]  # keep offsets; the BOM is not content
+    original = text
+    masked = False
+    if "@" in text:
+        masked_text = _LINE_START_MASK.sub(r"\1@", text.replace("@", _MASK))
+        if _MASK in masked_text:
+            text, masked = masked_text, True
+    blanked: list[tuple[int, str]] = []
+    if "%" in text:
+
+        def blank(m: re.Match[str]) -> str:
+            blanked.append((text.count("\n", 0, m.start()) + 1, m.group(2)))
+            return m.group(1) + " " * len(m.group(2))
+
+        text = _TRAILING_COMMENT.sub(blank, text)
+    insertions: list[int] = []
+    if _KEYLESS.search(text):
+        pieces: list[str] = []
+        last = 0
+        added = 0
+        for m in _KEYLESS.finditer(text):
+            pieces.append(text[last : m.end()])
+            pieces.append(",")
+            insertions.append(m.end() + added)
+            added += 1
+            last = m.end()
+        pieces.append(text[last:])
+        text = "".join(pieces)
+    return _Prepared(text, original, insertions, masked, blanked)
+
+
+def _unmask(value: str) -> str:
+    return value.replace(_MASK, "@") if _MASK in value else value
+
+
+class _RawLocator:
+    """Finds a block's original raw text from the splitter's (prepared) raw and start line."""
+
+    def __init__(self, prepared: _Prepared) -> None:
+        self._p = prepared
+        self._line_starts: list[int] | None = None
+
+    def original_raw(self, raw: str, line0: int) -> str:
+        p = self._p
+        if not p.changed:
+            return raw
+        if not p.insertions and not p.blanked:
+            return _unmask(raw)
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", p.text)]
+        start = p.text.find(raw, self._line_starts[min(line0, len(self._line_starts) - 1)])
+        if start < 0:
+            return _unmask(raw)
+        end = start + len(raw)
+        shift_start = sum(1 for i in p.insertions if i < start)
+        shift_end = sum(1 for i in p.insertions if i < end)
+        return p.original[start - shift_start : end - shift_end]
+
+
+# ---------------------------------------------------------------------------------------------
+# Field values: @string macros and # concatenation
+# ---------------------------------------------------------------------------------------------
+
+# plain.bst's month macros; a file may redefine them with @string
+MONTH_NAMES: dict[str, str] = {
+    "jan": "January", "feb": "February", "mar": "March", "apr": "April", "may": "May",
+    "jun": "June", "jul": "July", "aug": "August", "sep": "September", "oct": "October",
+    "nov": "November", "dec": "December",
+}  # fmt: skip
+
+_BRACE = re.compile(r"(?<!\\)[{}]")
+_QUOTE_MARK = re.compile(r'(?<!\\)[{}"]')
+_NUMBER = re.compile(r"\d+")
+_MACRO_NAME = re.compile(r"[^\s#\"{}(),=%]+")
+_BARE = re.compile(r"[^\s#\"{}(),=%]+\Z")
+
+
+@dataclass(slots=True)
+class _Value:
+    body: str
+    undefined: tuple[str, ...] = ()
+    malformed: bool = False
+
+
+def _group_end(value: str, start: int) -> int:
+    """Index just past the `{...}` group opening at `start`, or -1 if it never closes."""
+    depth = 0
+    for m in _BRACE.finditer(value, start):
+        depth += 1 if m.group() == "{" else -1
+        if depth == 0:
+            return m.end()
+    return -1
+
+
+def _quote_end(value: str, start: int) -> int:
+    """Index just past the `"..."` opening at `start` (quotes inside braces do not close)."""
+    depth = 0
+    for m in _QUOTE_MARK.finditer(value, start + 1):
+        c = m.group()
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth <= 0:
+            return m.end()
+    return -1
+
+
+def evaluate(value: str, macros: dict[str, str]) -> _Value:
+    """The body BibTeX sees for a field value: delimiters removed, macros expanded, # joined."""
+    if "#" not in value:
+        if value[:1] == "{" and value[-1:] == "}" and _group_end(value, 0) == len(value):
+            return _Value(value[1:-1])
+        if value[:1] == '"' and value[-1:] == '"' and _quote_end(value, 0) == len(value):
+            return _Value(value[1:-1])
+        if value.isdigit():
+            return _Value(value)
+        if _BARE.match(value):
+            found = macros.get(value.lower())
+            return _Value(found) if found is not None else _Value(value, (value,))
+    return _evaluate_general(value, macros)
+
+
+def _evaluate_general(value: str, macros: dict[str, str]) -> _Value:
+    parts: list[str] = []
+    undefined: list[str] = []
+    i, n = 0, len(value)
+    while i < n:
+        while i < n and value[i].isspace():
+            i += 1
+        if i >= n:
+            break
+        c = value[i]
+        if c == "{":
+            end = _group_end(value, i)
+        elif c == '"':
+            end = _quote_end(value, i)
+        else:
+            m = _NUMBER.match(value, i) or _MACRO_NAME.match(value, i)
+            end = m.end() if m else -1
+        if end < 0:  # not a value part: keep the rest as text rather than lose it
+            parts.append(value[i:])
+            return _Value("".join(parts), tuple(undefined), malformed=True)
+        if c in '{"':
+            parts.append(value[i + 1 : end - 1])
+        elif value[i].isdigit():
+            parts.append(value[i:end])
+        else:
+            name = value[i:end]
+            found = macros.get(name.lower())
+            if found is None:
+                undefined.append(name)
+                parts.append(name)
+            else:
+                parts.append(found)
+        i = end
+        while i < n and value[i].isspace():
+            i += 1
+        if i < n:
+            if value[i] != "#":
+                parts.append(value[i:])
+                return _Value("".join(parts), tuple(undefined), malformed=True)
+            i += 1
+    return _Value("".join(parts), tuple(undefined))
+
+
+# ---------------------------------------------------------------------------------------------
+# Raw entries (what the whole-file passes work on)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class RawField:
+    name: str  # as written
+    lname: str
+    body: str  # macro-resolved body, LaTeX not decoded
+    line: int
+    inherited: bool = False
+
+
+@dataclass(slots=True)
+class RawEntry:
+    type: str  # lowercased, as written
+    key: str
+    fields: list[RawField]
+    line: int
+    raw: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def has(self, lname: str) -> bool:
+        return any(f.lname == lname for f in self.fields)
+
+    def first(self, lname: str) -> RawField | None:
+        for f in self.fields:
+            if f.lname == lname:
+                return f
+        return None
+
+
+_COMMENT_LINE = re.compile(r"(?m)^[^\S\n]*%[^\n]*\n?")
+
+
+def _clean_field_name(name: str) -> tuple[str, str]:
+    """Field name without `%` comment lines the splitter took in; (name, dropped comment)."""
+    if "%" not in name:
+        return name, ""
+    comments = "".join(m.group().strip() + " " for m in _COMMENT_LINE.finditer(name)).strip()
+    return _COMMENT_LINE.sub("", name).strip(), comments
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, text: str, source: str) -> None:
+        self.source = source
+        self.prepared = _prepare(text)
+        self.locator = _RawLocator(self.prepared)
+        self.macros: dict[str, str] = dict(MONTH_NAMES)
+        self.raw_entries: list[RawEntry] = []
+        self.document: list[DocItem] = []
+        self.rejected: list[Rejected] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.macro_lines: dict[str, int] = {}
+
+    # -- splitting -------------------------------------------------------------------------
+
+    def split(self) -> None:
+        library = Splitter(bibstr=self.prepared.text).split()
+        for line, comment in self.prepared.blanked:
+            self.diagnostics.append(info(
+                "bibtex.comment-in-entry",
+                f"'{comment.strip()}' after a field is a comment (biber's reading); not kept",
+                source=self.source, line=line))  # fmt: skip
+        for block in library.blocks:
+            self._block(block)
+
+    def _where(self, line0: int | None, key: str = "") -> dict[str, object]:
+        return {"source": self.source, "line": (line0 or 0) + 1, "key": key}
+
+    def _block(self, block: bp.Block) -> None:
+        duplicate_fields: set[str] = set()
+        while isinstance(block, (bp.DuplicateBlockKeyBlock, bp.DuplicateFieldKeyBlock)):
+            if isinstance(block, bp.DuplicateFieldKeyBlock):
+                duplicate_fields |= set(block.duplicate_keys)
+            inner = block.ignore_error_block
+            assert inner is not None  # both kinds always wrap the block they report
+            block = inner
+        position = len(self.raw_entries)
+        if isinstance(block, bp.Entry):
+            self._entry(block, duplicate_fields)
+        elif isinstance(block, bp.String):
+            self._string(block, position)
+        elif isinstance(block, bp.Preamble):
+            raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
+            self.document.append(Preamble(_unmask(block.value.strip()), position,
+                                          self._origin(block.start_line, raw)))  # fmt: skip
+        elif isinstance(block, bp.ExplicitComment):
+            raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
+            self.document.append(Comment(raw, position, self._origin(block.start_line, raw)))
+        elif isinstance(block, bp.ImplicitComment):
+            text = _unmask(block.comment)
+            self.document.append(Comment(text, position, self._origin(block.start_line, text)))
+        elif isinstance(block, bp.ParsingFailedBlock):
+            self._failed(block)
+        else:  # pragma: no cover - the splitter makes no other blocks
+            raise TypeError(f"unexpected bibtexparser block {type(block).__name__}")
+
+    def _origin(self, line0: int | None, raw: str) -> Origin:
+        return Origin(self.source, (line0 or 0) + 1, FORMAT, raw)
+
+    def _failed(self, block: bp.ParsingFailedBlock) -> None:
+        raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
+        reason = str(block.error).strip() or type(block.error).__name__
+        abort = getattr(block.error, "abort_reason", "")
+        if abort:
+            reason = str(abort).strip()
+        line = (block.start_line or 0) + 1
+        self.rejected.append(Rejected(self.source, line, raw, reason, FORMAT))
+        self.diagnostics.append(error("bibtex.syntax", f"record not read: {reason}",
+                                      source=self.source, line=line, raw=raw))  # fmt: skip
+
+    def _string(self, block: bp.String, position: int) -> None:
+        name = _unmask(block.key)
+        value = _unmask(block.value)
+        where = self._where(block.start_line)
+        evaluated = evaluate(value, self.macros)
+        for undefined in evaluated.undefined:
+            self.diagnostics.append(
+                warning(
+                    "bibtex.undefined-macro",
+                    f"@string {name}: macro '{undefined}' is not defined; kept as text",
+                    **where,
+                )
+            )
+        lname = name.lower()
+        if lname in self.macro_lines:
+            self.diagnostics.append(warning(
+                "bibtex.duplicate-macro",
+                f"@string {name} redefined (first at line {self.macro_lines[lname]}); "
+                "later entries use the new value", **where))  # fmt: skip
+        else:
+            self.macro_lines[lname] = (block.start_line or 0) + 1
+        self.macros[lname] = evaluated.body
+        raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
+        self.document.append(Macro(name, value, position, self._origin(block.start_line, raw)))
+
+    def _entry(self, block: bp.Entry, duplicate_fields: set[str]) -> None:
+        key = _unmask(block.key)
+        raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
+        entry = RawEntry(block.entry_type.lower(), key, [], (block.start_line or 0) + 1, raw)
+        where = self._where(block.start_line, key)
+        if not key:
+            entry.diagnostics.append(warning(
+                "bibtex.missing-key", "entry has no citation key; one will be generated",
+                **where))  # fmt: skip
+        for f in block.fields:
+            name, comment = _clean_field_name(_unmask(f.key))
+            line = (f.start_line or 0) + 1
+            fwhere = {"source": self.source, "line": line, "key": key}
+            if comment:
+                entry.diagnostics.append(info(
+                    "bibtex.comment-in-entry",
+                    f"'{comment}' inside the entry is a comment (biber's reading); not kept",
+                    **fwhere))  # fmt: skip
+            evaluated = evaluate(_unmask(f.value), self.macros)
+            for undefined in evaluated.undefined:
+                entry.diagnostics.append(warning(
+                    "bibtex.undefined-macro",
+                    f"field {name}: macro '{undefined}' is not defined; kept as text",
+                    **fwhere))  # fmt: skip
+            if evaluated.malformed:
+                entry.diagnostics.append(warning(
+                    "bibtex.malformed-value",
+                    f"field {name}: value is not a braced/quoted text, number or macro; "
+                    "kept as written", **fwhere))  # fmt: skip
+            entry.fields.append(RawField(name, name.lower(), evaluated.body, line))
+        for dup in sorted(duplicate_fields):
+            entry.diagnostics.append(warning(
+                "bibtex.duplicate-field",
+                f"field {dup} given more than once; the first is used, the others are kept "
+                "as extra fields", **where))  # fmt: skip
+        self.raw_entries.append(entry)
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole-file passes: duplicate keys, crossref/xdata inheritance
+# ---------------------------------------------------------------------------------------------
+
+
+def report_duplicate_keys(entries: list[RawEntry], source: str) -> None:
+    """Warn for every entry whose key (compared case-insensitively, as BibTeX does) is taken."""
+    seen: dict[str, RawEntry] = {}
+    for entry in entries:
+        if not entry.key:
+            continue
+        folded = entry.key.casefold()
+        first = seen.get(folded)
+        if first is None:
+            seen[folded] = entry
+            continue
+        how = "" if first.key == entry.key else f" (as '{first.key}', differing only in case)"
+        entry.diagnostics.append(warning(
+            "bibtex.duplicate-key",
+            f"key already used at line {first.line}{how}; both entries are kept",
+            source=source, line=entry.line, key=entry.key))  # fmt: skip
+
+
+_MAX_DEPTH = 64
+_XDATA_SPLIT = re.compile(r"\s*,\s*")
+
+
+class _Inheritance:
+    """crossref and xdata: a child takes the fields it lacks, resolving each entry once."""
+
+    def __init__(self, entries: list[RawEntry], source: str) -> None:
+        self.entries = entries
+        self.source = source
+        self.by_key: dict[str, int] = {}
+        for i, e in enumerate(entries):
+            if e.key:
+                self.by_key.setdefault(e.key.casefold(), i)
+        self.state = [0] * len(entries)  # 0 new, 1 resolving, 2 done
+
+    def run(self) -> None:
+        for i, e in enumerate(self.entries):
+            if self.state[i] == 0 and (e.has("crossref") or e.has("xdata")):
+                self.resolve(i, 0)
+
+    def _report(self, entry: RawEntry, line: int, code: str, message: str) -> None:
+        entry.diagnostics.append(warning(code, message, source=self.source, line=line,
+                                         key=entry.key))  # fmt: skip
+
+    def _target(self, entry: RawEntry, f: RawField, ref: str, depth: int) -> RawEntry | None:
+        what = "xdata" if f.lname == "xdata" else "crossref"
+        j = self.by_key.get(ref.casefold())
+        if j is None:
+            self._report(
+                entry,
+                f.line,
+                "bibtex.crossref-missing",
+                f"{what} '{ref}' names no entry in this file; nothing inherited",
+            )
+            return None
+        if self.state[j] == 1:
+            self._report(
+                entry,
+                f.line,
+                "bibtex.crossref-cycle",
+                f"{what} '{ref}' leads back to this entry; the loop is not followed",
+            )
+            return None
+        if depth >= _MAX_DEPTH:
+            self._report(
+                entry,
+                f.line,
+                "bibtex.crossref-cycle",
+                f"{what} chain deeper than {_MAX_DEPTH}; not followed further",
+            )
+            return None
+        self.resolve(j, depth + 1)
+        return self.entries[j]
+
+    def resolve(self, i: int, depth: int) -> None:
+        if self.state[i]:
+            return
+        self.state[i] = 1
+        entry = self.entries[i]
+        for f in list(entry.fields):
+            if f.lname != "xdata" or f.inherited:
+                continue
+            for ref in _XDATA_SPLIT.split(f.body.strip()):
+                if ref:
+                    parent = self._target(entry, f, ref, depth)
+                    if parent is not None:
+                        _inherit(entry, parent, crossref=False)
+        link = entry.first("crossref")
+        if link is not None and link.body.strip():
+            parent = self._target(entry, link, link.body.strip(), depth)
+            if parent is not None:
+                _inherit(entry, parent, crossref=True)
+        self.state[i] = 2
+
+
+def slot(csl_type: str, lname: str) -> str:
+    """What a BibTeX field fills in an entry of `csl_type`: its canonical variable, name role
+    or date role (`journal` and `journaltitle` fill the same slot; so do `year` and `date`)."""
+    rule = M.read_index(csl_type).get(lname)
+    if rule is not None:
+        return rule.canonical
+    if lname in M.ISSUED_FIELDS:
+        return "issued"
+    if lname in ("eprinttype", "archiveprefix"):
+        return "eprinttype"
+    if lname in ("eprintclass", "primaryclass"):
+        return "eprintclass"
+    return M.NAME_FIELDS.get(lname) or M.DATE_FIELDS.get(lname) or lname
+
+
+def _inherit(child: RawEntry, parent: RawEntry, *, crossref: bool) -> None:
+    """Give `child` the parent's fields for the slots it has not filled (by meaning, not by
+    name, so that reading our own output, where `journal` may be `journaltitle`, inherits the
+    same)."""
+    csl_type = M.READ_TYPES.get(child.type, "document")
+    have = {slot(csl_type, f.lname) for f in child.fields}
+    added: list[RawField] = []
+    in_type = crossref and child.type in M.IN_TYPES
+    for f in parent.fields:
+        if f.lname in M.NOT_INHERITED:
+            continue
+        name = f.name
+        if in_type and f.lname == "title":
+            if "booktitle" in have or parent.has("booktitle"):
+                continue  # classic BibTeX: the parent's own booktitle is inherited instead
+            name = "booktitle"
+        elif in_type and f.lname in ("subtitle", "titleaddon"):
+            name = "book" + f.lname
+        lname = name.lower()
+        filled = slot(csl_type, lname)
+        if filled in have:
+            continue
+        have.add(filled)
+        added.append(RawField(name, lname, f.body, f.line, inherited=True))
+    child.fields.extend(added)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-entry conversion (pure: depends only on the raw entry, so it could run in parallel)
+# ---------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=65536)
+def _decode(body: str) -> latex.Decoded:
+    return latex.decode(body)
+
+
+_BLANKS = re.compile(r"\s+")
+_DASHES = re.compile(r"[^\S\n]*(?:-+|\u2013|\u2014|\u2212)[^\S\n]*")
+_ARXIV_VERSION = re.compile(r"^(.+?)v(\d+)$")
+_ARXIV_PREFIX = re.compile(r"^arxiv:\s*", re.IGNORECASE)
+
+
+def _problem_diagnostic(problem: str, where: dict[str, object], field_name: str) -> Diagnostic:
+    text = f"field {field_name}: {problem}"
+    if "math" in problem.lower():
+        return info("latex.math-outside-math", text, **where)
+    if "unknown" in problem.lower() or "command" in problem.lower():
+        return warning("latex.unknown-command", text, **where)
+    return warning("latex.problem", text, **where)
+
+
+@dataclass(slots=True)
+class _Build:
+    fields: dict[str, Text] = field(default_factory=dict)
+    names: dict[str, list[Name]] = field(default_factory=dict)
+    dates: dict[str, Date] = field(default_factory=dict)
+    used: set[int] = field(default_factory=set)  # indexes of raw fields consumed
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def convert_entry(raw: RawEntry, source: str) -> tuple[Entry, list[Diagnostic]]:
+    """One raw entry -> `Entry`: type and field maps, LaTeX decoding, names, dates, extras."""
+    csl_type = M.READ_TYPES.get(raw.type)
+    build = _Build()
+    subtype = _article_subtype(raw, csl_type, build)
+    if subtype:
+        csl_type = subtype
+    if csl_type is None:
+        csl_type = "document"
+        build.diagnostics.append(
+            warning(
+                "bibtex.unknown-type",
+                f"entry type @{raw.type} is unknown; read as a document "
+                "(the type is kept for BibTeX output)",
+                source=source,
+                line=raw.line,
+                key=raw.key,
+            )
+        )
+    index = M.read_index(csl_type)
+    candidates: dict[str, list[tuple[int, int]]] = {}  # canonical -> (priority, field index)
+    issued: dict[str, int] = {}
+    eprint: dict[str, int] = {}
+    for i, f in enumerate(raw.fields):
+        ln = f.lname
+        where = {"source": source, "line": f.line, "key": raw.key}
+        if ln in M.NAME_FIELDS or ln in M.GENERIC_NAMES:
+            role = M.NAME_FIELDS.get(ln, ln)
+            if role not in build.names:
+                build.names[role] = _names(f, where, build)
+                build.used.add(i)
+        elif ln in M.ISSUED_FIELDS:
+            issued.setdefault(ln, i)
+        elif ln in M.DATE_FIELDS or ln in M.GENERIC_DATES:
+            role = M.DATE_FIELDS.get(ln, ln)
+            if role not in build.dates:
+                d = _date(where, build, date=f.body)
+                if d is not None:
+                    build.dates[role] = d
+                    build.used.add(i)
+        elif ln in M.EPRINT_FIELDS:
+            eprint.setdefault(ln, i)
+        elif ln in index:
+            rule = index[ln]
+            candidates.setdefault(rule.canonical, []).append((rule.read.index(ln), i))
+        elif ln in M.GENERIC_TEXT and ln not in build.fields:
+            build.fields[ln] = _text(f, "text", where, build)
+            build.used.add(i)
+    if issued:
+        _issued(raw, issued, source, build)
+    if eprint:
+        _eprint(raw, eprint, build)
+    for canonical, found in candidates.items():
+        _priority, i = min(found)
+        f = raw.fields[i]
+        rule = index[f.lname]
+        where = {"source": source, "line": f.line, "key": raw.key}
+        build.fields[canonical] = _text(f, rule.kind, where, build)
+        build.used.add(i)
+    _thesis_genre(raw.type, csl_type, build)
+    fields = {k: build.fields[k] for k in _field_order(build.fields)}
+    extra = [Extra(FORMAT, f.name, f.body) for i, f in enumerate(raw.fields)
+             if i not in build.used]  # fmt: skip
+    entry = Entry(
+        type=csl_type,
+        key=raw.key,
+        original_key=raw.key,
+        source_type=raw.type,
+        fields=fields,
+        names=build.names,
+        dates=build.dates,
+        extra=extra,
+        origin=Origin(source, raw.line, FORMAT, raw.raw),
+    )
+    return entry, raw.diagnostics + build.diagnostics
+
+
+_CANONICAL_RANK: dict[str, int] = {}
+for _i, _r in enumerate(M.FIELD_RULES):
+    _CANONICAL_RANK.setdefault(_r.canonical, _i)
+
+
+def _field_order(fields: dict[str, Text]) -> list[str]:
+    """Canonical fields in a fixed order, so field order in the file never changes the model."""
+    return sorted(fields, key=lambda k: (_CANONICAL_RANK.get(k, len(_CANONICAL_RANK)), k))
+
+
+def _text(f: RawField, kind: str, where: dict[str, object], build: _Build) -> Text:
+    body = f.body
+    if kind == "verbatim":
+        return body
+    if kind == "page":
+        body = _DASHES.sub("-", body.strip())
+    decoded = _decode(body)
+    for problem in decoded.problems:
+        build.diagnostics.append(_problem_diagnostic(problem, where, f.name))
+    return decoded.text
+
+
+def _names(f: RawField, where: dict[str, object], build: _Build) -> list[Name]:
+    # BibTeX reads any run of blanks in a name list as one space (line breaks included)
+    parsed, problems = names.parse_bibtex_names(_BLANKS.sub(" ", f.body.strip()))
+    for problem in problems:
+        build.diagnostics.append(warning("bibtex.name", f"field {f.name}: {problem}", **where))
+    return parsed
+
+
+def _date(where: dict[str, object], build: _Build, **parts: str | None) -> Date | None:
+    parsed, problems = dates.parse_bibtex_date(**parts)
+    for problem in problems:
+        build.diagnostics.append(warning("bibtex.date", problem, **where))
+    return parsed
+
+
+def _issued(raw: RawEntry, found: dict[str, int], source: str, build: _Build) -> None:
+    parts = {name: raw.fields[i].body for name, i in found.items()}
+    line = raw.fields[min(found.values())].line
+    d = _date({"source": source, "line": line, "key": raw.key}, build, **parts)
+    if d is not None:
+        build.dates["issued"] = d
+    # every part was read (dates.py reports the ones it ignored)
+    build.used.update(found.values())
+
+
+def _eprint(raw: RawEntry, found: dict[str, int], build: _Build) -> None:
+    def body(name: str) -> str | None:
+        i = found.get(name)
+        return None if i is None else raw.fields[i].body.strip()
+
+    archive, prefix = body("eprinttype"), body("archiveprefix")
+    eclass, pclass = body("eprintclass"), body("primaryclass")
+    ident = body("eprint")
+    use = {found[n] for n in ("eprint", "eprinttype", "eprintclass") if n in found}
+    # archivePrefix/primaryClass are aliases; one that disagrees with its twin stays an extra
+    if prefix is not None and (archive is None or prefix.lower() == archive.lower()):
+        use.add(found["archiveprefix"])
+    if pclass is not None and (eclass is None or pclass == eclass):
+        use.add(found["primaryclass"])
+    kind = archive if archive is not None else prefix
+    cls = eclass if eclass is not None else pclass
+    if kind is not None and kind.lower() == "arxiv" and ident:
+        ident = _ARXIV_PREFIX.sub("", ident)
+        m = _ARXIV_VERSION.match(ident)
+        if m:
+            build.fields["arxiv"] = m.group(1)
+            build.fields["arxiv-version"] = m.group(2)
+        else:
+            build.fields["arxiv"] = ident
+        if cls:
+            build.fields["arxiv-class"] = latex.decode_plain(cls)
+    else:
+        if ident is not None:
+            build.fields["eprint"] = ident
+        if kind is not None:
+            build.fields["eprinttype"] = latex.decode_plain(kind)
+        if cls is not None:
+            build.fields["eprintclass"] = latex.decode_plain(cls)
+    build.used.update(use)
+
+
+def _article_subtype(raw: RawEntry, csl_type: str | None, build: _Build) -> str | None:
+    """`@article` with `entrysubtype = {magazine}` or `{newspaper}` (biblatex, pandoc)."""
+    if csl_type != "article-journal":
+        return None
+    for i, f in enumerate(raw.fields):
+        if f.lname == "entrysubtype":
+            found = M.ARTICLE_SUBTYPES.get(f.body.strip().lower())
+            if found:
+                build.used.add(i)
+            return found
+    return None
+
+
+def _thesis_genre(source_type: str, csl_type: str, build: _Build) -> None:
+    """Theses: the entry type implies the degree; biblatex's `type` keys become their text."""
+    genre = build.fields.get("genre")
+    if isinstance(genre, str) and genre.lower() in M.GENRE_KEYS:
+        build.fields["genre"] = M.GENRE_KEYS[genre.lower()]
+    elif genre is None and csl_type == "thesis" and source_type in M.THESIS_GENRES:
+        build.fields["genre"] = M.THESIS_GENRES[source_type]
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole read
+# ---------------------------------------------------------------------------------------------
+
+
+def read(text: str, *, source: str) -> Bibliography:
+    """Read BibTeX/BibLaTeX `text` (already decoded to str) into a `Bibliography`."""
+    reader = _Reader(text, source)
+    reader.split()
+    report_duplicate_keys(reader.raw_entries, source)
+    _Inheritance(reader.raw_entries, source).run()
+    entries: list[Entry] = []
+    diagnostics = list(reader.diagnostics)
+    for raw in reader.raw_entries:
+        entry, found = convert_entry(raw, source)
+        entries.append(entry)
+        diagnostics.extend(found)
+    diagnostics.sort(key=lambda d: d.line or 0)
+    return Bibliography(entries, reader.document, reader.rejected, diagnostics)

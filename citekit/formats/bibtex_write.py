@@ -1,0 +1,400 @@
+"""BibTeX/BibLaTeX writing: the `bibtex` dialect (journal, year + month macro, address, LaTeX
+for non-ASCII) and the `biblatex` dialect (journaltitle, date, location, eprinttype, UTF-8).
+
+Part of the bibtex format. Imports model, diagnostics, options, latex, names, dates and
+bibtex_map; never bibtexparser (our output is plain text) nor other formats.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .. import dates, latex, names
+from ..diagnostics import Diagnostic, info, warning
+from ..model import Bibliography, Comment, Date, DocItem, Entry, Macro, Preamble, Text, plain
+from ..options import WriteOptions
+from . import bibtex_map as M
+
+FORMAT = "bibtex"
+
+_UNSAFE_KEY = re.compile(r"[\s,{}%\"#'()=\\]")
+_FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_:.+-]*\Z")
+_TYPE_NAME = re.compile(r"[a-z][a-z0-9_-]*\Z")
+_BRACE_TOKEN = re.compile(r"\\[{}]|[{}]")
+_PLAIN_BRACE = re.compile(r"(?<!\\)[{}]")
+_NEWLINE_AT = re.compile(r"\n(?=[^\S\n]*@)")
+_PAGE_DASH = re.compile(r"[^\S\n]*[-\u2013]+[^\S\n]*")
+_MASTER = re.compile(r"master|\bm\.?\s?sc?\b|\bm\.?a\.|diplom|magister", re.IGNORECASE)
+
+# biblatex fields that other formats' extras may be written to (a legal, meaningful home)
+_LEGAL_EXTRA = frozenset(
+    """addendum howpublished organization subtitle titleaddon maintitle mainsubtitle
+    booksubtitle booktitleaddon issuetitle issuesubtitle eid entrysubtype library
+    shorthand""".split()
+)
+
+
+def written_type(entry: Entry, dialect: str) -> str:
+    """The entry type to write: the type as read when it still fits, else the back-map."""
+    bibtex = dialect == "bibtex"
+    allowed = M.BIBTEX_TYPES if bibtex else M.BIBLATEX_TYPES
+    st = entry.source_type
+    from_bibtex = entry.origin is None or entry.origin.format == FORMAT
+    if st and from_bibtex:
+        known = M.READ_TYPES.get(st)
+        if known == entry.type and st in allowed:
+            return st
+        if known is None and entry.type == "document" and _TYPE_NAME.match(st):
+            return st  # a type we do not know, kept as the user wrote it
+    if entry.type == "chapter":
+        return "incollection" if entry.names.get("editor") else "inbook"
+    if entry.type == "thesis":
+        if not bibtex:
+            return "thesis"
+        return "mastersthesis" if _MASTER.search(entry.get("genre")) else "phdthesis"
+    pair = M.WRITE_TYPES.get(entry.type, ("misc", "misc"))
+    return pair[0] if bibtex else pair[1]
+
+
+def safe_key(key: str) -> str:
+    """A key bibtex and biber accept: characters that would end or break it become `_`."""
+    return _UNSAFE_KEY.sub("_", key)
+
+
+def balance(body: str) -> tuple[str, bool]:
+    """`body` made safe inside `{...}`; (text, whether it had to change).
+
+    BibTeX counts escaped braces too, bibtexparser (our own reader) does not; the value must
+    pair up for both, so it can never close its field early nor swallow the next one. An
+    unmatched brace becomes `\\textbraceleft{}`/`\\textbraceright{}` (so does every escaped brace
+    when escaped ones alone do not pair up), and a trailing lone backslash gets a space so it
+    cannot escape the closing brace. No character is lost.
+    """
+    changed = False
+    if body.endswith("\\") and (len(body) - len(body.rstrip("\\"))) % 2:
+        body, changed = body + " ", True
+    if "{" not in body and "}" not in body:
+        return body, changed
+    fixed, bad = _pair_up(body, _BRACE_TOKEN)
+    if _pair_up(fixed, _PLAIN_BRACE)[1]:
+        fixed = fixed.replace("\\{", "\\textbraceleft{}").replace("\\}", "\\textbraceright{}")
+        fixed, bad = _pair_up(fixed, _BRACE_TOKEN)[0], True
+    return fixed, changed or bad
+
+
+def _pair_up(body: str, tokens: re.Pattern[str]) -> tuple[str, bool]:
+    """Replace the braces (as `tokens` finds them) that have no partner."""
+    opens: list[tuple[int, int]] = []
+    bad: list[tuple[int, int, str]] = []
+    for m in tokens.finditer(body):
+        if m.group()[-1] == "{":
+            opens.append((m.start(), m.end()))
+        elif opens:
+            opens.pop()
+        else:
+            bad.append((m.start(), m.end(), "\\textbraceright{}"))
+    bad.extend((s, e, "\\textbraceleft{}") for s, e in opens)
+    if not bad:
+        return body, False
+    pieces: list[str] = []
+    last = 0
+    for start, end, replacement in sorted(bad):
+        pieces.append(body[last:start])
+        pieces.append(replacement)
+        last = end
+    pieces.append(body[last:])
+    return "".join(pieces), True
+
+
+@dataclass(slots=True)
+class _Field:
+    name: str
+    value: str
+    bare: bool = False  # written without braces (month macros)
+    canonical: str = ""
+
+
+@dataclass(slots=True)
+class _EntryWriter:
+    entry: Entry
+    options: WriteOptions
+    diagnostics: list[Diagnostic]
+    fields: list[_Field] = field(default_factory=list)
+
+    @property
+    def from_bibtex(self) -> bool:
+        return self.entry.origin is not None and self.entry.origin.format == FORMAT
+
+    @property
+    def bibtex(self) -> bool:
+        return self.options.dialect == "bibtex"
+
+    def where(self) -> dict[str, object]:
+        origin = self.entry.origin
+        return {"source": origin.source if origin else "", "line": origin.line if origin else None,
+                "key": self.entry.key}  # fmt: skip
+
+    def omitted(self, *names: str) -> bool:
+        omit = self.options.omit
+        return bool(omit) and any(n in omit or n.lower() in omit for n in names if n)
+
+    def add(self, name: str, value: str, canonical: str = "", *, bare: bool = False) -> None:
+        if self.omitted(name, canonical):
+            return
+        if not bare:
+            value, changed = balance(_NEWLINE_AT.sub(" ", value))
+            if changed:
+                self.diagnostics.append(warning(
+                    "bibtex.unbalanced-braces",
+                    f"field {name}: unmatched braces written as \\textbraceleft/right",
+                    **self.where()))  # fmt: skip
+        self.fields.append(_Field(name, value, bare, canonical))
+
+    def encode(self, name: str, value: Text) -> str:
+        body, problems = latex.encode(value, ascii=self.bibtex)
+        for problem in problems:
+            self.diagnostics.append(warning("latex.encode", f"field {name}: {problem}",
+                                            **self.where()))  # fmt: skip
+        return body
+
+
+def _extra_names(entry: Entry) -> set[str]:
+    return {x.name.lower() for x in entry.extra if x.format == FORMAT}
+
+
+def _target(rule: M.FieldRule, dialect: str, taken: set[str]) -> str:
+    """The field a rule writes to: the dialect's choice, unless a kept extra field of a higher
+    reading priority (or the same name) would then win on reading back."""
+    preferred = rule.bibtex if dialect == "bibtex" else rule.biblatex
+    clashing = taken.intersection(rule.read)
+    if not clashing:
+        return preferred
+    rank = rule.read.index(preferred) if preferred in rule.read else len(rule.read)
+    if all(rule.read.index(name) > rank for name in clashing):
+        return preferred
+    for name in rule.read:
+        if name not in taken:
+            return name
+    return preferred  # every candidate is also an extra: written twice, as it was read
+
+
+def _is_default_genre(entry: Entry, etype: str) -> bool:
+    genre = entry.get("genre")
+    default = M.THESIS_GENRES.get(etype)
+    return default is not None and genre.lower() == default.lower()
+
+
+def _write_fields(w: _EntryWriter, etype: str, protect: bool) -> set[str]:
+    entry, dialect = w.entry, w.options.dialect
+    taken = _extra_names(entry)
+    done: set[str] = set()
+    for rule in M.rules_for(entry.type):
+        value = entry.fields.get(rule.canonical)
+        if value is None or rule.canonical in done:
+            continue
+        done.add(rule.canonical)
+        name = _target(rule, dialect, taken)
+        if rule.canonical == "genre":
+            if _is_default_genre(entry, etype):
+                continue
+            if not w.bibtex:
+                value = M.GENRE_TO_KEY.get(plain(value).lower(), value)
+        if rule.kind == "verbatim":
+            w.add(name, _verbatim(plain(value), rule.canonical), rule.canonical)
+            continue
+        if rule.kind == "page" and isinstance(value, str):
+            # ranges use BibTeX's `--`; each side is encoded on its own (encode would keep a
+            # literal "--" from becoming a dash)
+            body = "--".join(w.encode(name, part) for part in _PAGE_DASH.split(value))
+        else:
+            if protect and rule.canonical in ("title", "title-short"):
+                value = latex.protect_case(value, w.options.protect)
+            body = w.encode(name, value)
+        w.add(name, body, rule.canonical)
+    for canonical, value in entry.fields.items():
+        if canonical in done or canonical in _SPECIAL_FIELDS:
+            continue
+        if canonical in M.GENERIC_TEXT:
+            w.add(canonical, w.encode(canonical, value), canonical)
+            done.add(canonical)
+        else:
+            w.diagnostics.append(info(
+                "bibtex.field-not-written",
+                f"field {canonical} has no place in a @{etype} entry; not written",
+                **w.where()))  # fmt: skip
+    return done
+
+
+_SPECIAL_FIELDS = frozenset({"arxiv", "arxiv-version", "arxiv-class", "eprint", "eprinttype",
+                             "eprintclass"})  # fmt: skip
+
+
+def _verbatim(value: str, canonical: str) -> str:
+    """DOI and URL are written as they are (never TeX-escaped); braces that do not pair up in a
+    URL are percent-encoded, which means the same to every browser."""
+    if canonical == "URL" and balance(value)[1]:
+        return value.replace("{", "%7B").replace("}", "%7D")
+    return value
+
+
+def _write_names(w: _EntryWriter) -> None:
+    for role, people in w.entry.names.items():
+        name = M.ROLE_FIELDS.get(role, role)
+        if not _FIELD_NAME.match(name):
+            continue
+        body, problems = names.format_bibtex_names_checked(
+            people, ascii=w.bibtex, extended=not w.bibtex
+        )
+        for problem in problems:
+            w.diagnostics.append(warning("bibtex.name", f"field {name}: {problem}",
+                                         **w.where()))  # fmt: skip
+        w.add(name, body, role)
+
+
+def _needs_date_field(d: Date) -> bool:
+    """Whether year/month/day lose something of `d` (circa, season, a range with months)."""
+    if d.literal:
+        return False
+    if d.circa or d.season is not None:
+        return True
+    return d.is_range and any(v is not None for v in (d.month, d.day, d.end_month, d.end_day))
+
+
+def _write_dates(w: _EntryWriter) -> None:
+    for role, d in w.entry.dates.items():
+        if role == "issued":
+            _write_issued(w, d)
+            continue
+        name = M.ROLE_DATE_FIELDS.get(role, role)
+        w.add(name, _date_text(w, name, d, dates.format_biblatex_date(d)), role)
+
+
+def _date_text(w: _EntryWriter, name: str, d: Date, text: str) -> str:
+    """A date as written: a literal read from BibTeX is LaTeX already (`{\\noopsort{a}}1973`)
+    and is kept; a literal from another format is plain text and is encoded."""
+    if d.literal and not w.from_bibtex:
+        return w.encode(name, text)
+    return text
+
+
+def _write_issued(w: _EntryWriter, d: Date) -> None:
+    if w.bibtex or d.literal or d.year is None:
+        if w.bibtex and _needs_date_field(d):
+            w.add("date", dates.format_biblatex_date(d), "issued")
+        w.add("year", _date_text(w, "year", d, dates.format_bibtex_year(d)), "issued")
+        month = dates.bibtex_month_macro(d)
+        if month and not d.season:
+            w.add("month", month, "issued", bare=True)
+            if d.day is not None and not d.is_range:
+                w.add("day", str(d.day), "issued")
+        return
+    w.add("date", dates.format_biblatex_date(d), "issued")
+
+
+def _write_eprint(w: _EntryWriter) -> None:
+    fields = w.entry.fields
+    prefix_name = "archivePrefix" if w.bibtex else "eprinttype"
+    class_name = "primaryClass" if w.bibtex else "eprintclass"
+    arxiv = fields.get("arxiv")
+    if arxiv is not None:
+        ident = plain(arxiv)
+        version = fields.get("arxiv-version")
+        if version is not None and plain(version):
+            ident += "v" + plain(version)
+        w.add("eprint", ident, "arxiv")
+        w.add(prefix_name, "arXiv" if w.bibtex else "arxiv", "arxiv")
+        if "arxiv-class" in fields:
+            w.add(class_name, w.encode(class_name, fields["arxiv-class"]), "arxiv-class")
+        return
+    if "eprint" in fields:
+        w.add("eprint", plain(fields["eprint"]), "eprint")
+    if "eprinttype" in fields:
+        w.add(prefix_name, w.encode(prefix_name, fields["eprinttype"]), "eprinttype")
+    if "eprintclass" in fields:
+        w.add(class_name, w.encode(class_name, fields["eprintclass"]), "eprintclass")
+
+
+def _write_extras(w: _EntryWriter) -> None:
+    written = {f.name.lower() for f in w.fields}
+    for extra in w.entry.extra:
+        if extra.format == FORMAT:
+            w.add(extra.name, extra.value)
+            continue
+        name = extra.name.lower()
+        if name in _LEGAL_EXTRA and name not in written:
+            w.add(name, w.encode(name, extra.value))
+            written.add(name)
+        else:
+            w.diagnostics.append(info(
+                "bibtex.extra-not-written",
+                f"{extra.format} field {extra.name} has no BibTeX equivalent; not written",
+                **w.where()))  # fmt: skip
+
+
+def _render_entry(entry: Entry, options: WriteOptions, diagnostics: list[Diagnostic]) -> str:
+    w = _EntryWriter(entry, options, diagnostics)
+    etype = written_type(entry, options.dialect)
+    protect = entry.origin is None or entry.origin.format != FORMAT
+    _write_names(w)
+    _write_fields(w, etype, protect)
+    _write_dates(w)
+    _write_eprint(w)
+    subtype = M.SUBTYPE_OF.get(entry.type)
+    if subtype and etype == "article" and "entrysubtype" not in _extra_names(entry):
+        w.add("entrysubtype", subtype)
+    mapped = sorted(
+        enumerate(w.fields),
+        key=lambda p: (M.FIELD_RANK.get(p[1].name.lower(), len(M.FIELD_RANK)), p[0]),
+    )
+    count = len(w.fields)
+    _write_extras(w)
+    ordered = [f for _, f in mapped] + w.fields[count:]
+    key = safe_key(entry.key)
+    if key != entry.key:
+        diagnostics.append(warning(
+            "bibtex.unsafe-key", f"key {entry.key!r} written as {key!r}: bibtex cannot take "
+            "spaces, commas, braces, quotes, #, %, =, parentheses or backslashes in keys",
+            **w.where()))  # fmt: skip
+    if not key:
+        diagnostics.append(warning("bibtex.empty-key", "entry written with an empty key",
+                                   **w.where()))  # fmt: skip
+    lines = [f"@{etype}{{{key},"]
+    for i, f in enumerate(ordered):
+        value = f.value if f.bare else "{" + f.value + "}"
+        comma = "," if i < len(ordered) - 1 else ""
+        lines.append(f"  {f.name} = {value}{comma}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _render_item(item: DocItem) -> str:
+    if isinstance(item, Preamble):
+        return f"@preamble{{{item.value}}}"
+    if isinstance(item, Macro):
+        return f"@string{{{item.name} = {item.value}}}"
+    assert isinstance(item, Comment)
+    return item.text
+
+
+def write(bib: Bibliography, options: WriteOptions) -> tuple[str, list[Diagnostic]]:
+    """Render `bib` in `options.dialect`; document items keep their place between entries."""
+    diagnostics: list[Diagnostic] = []
+    blocks: list[str] = []
+    items = bib.document
+    next_item = 0
+    for index, entry in enumerate(bib.entries):
+        while next_item < len(items) and items[next_item].position <= index:
+            blocks.append(_render_item(items[next_item]))
+            next_item += 1
+        blocks.append(_render_entry(entry, options, diagnostics))
+    blocks.extend(_render_item(item) for item in items[next_item:])
+    if options.rejects_as_comments and bib.rejected:
+        blocks.append(f"% citekit: {len(bib.rejected)} record(s) could not be read; "
+                      "their text follows, commented out")  # fmt: skip
+        for rejected in bib.rejected:
+            head = f"% {rejected.source}:{rejected.line}: {rejected.reason}"
+            body = "\n".join("% " + line for line in rejected.raw.splitlines())
+            blocks.append(head + "\n" + body)
+    text = "\n\n".join(blocks)
+    return (text + "\n" if text else ""), diagnostics

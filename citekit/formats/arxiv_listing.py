@@ -58,6 +58,8 @@ _URL = re.compile(r"https?://[^\s<>\"{}\\$]+")
 _URL_COMMAND = re.compile(r"\\url\{(https?://[^{}\s]+)\}|\\href\{(https?://[^{}\s]+)\}\{([^{}]*)\}")
 _TRAILING_PUNCTUATION = ".,;:!?'\""
 _CLOSERS = {")": "(", "]": "["}
+# How latex.decode words a math-only command found outside math (`\mathbb{E}`, `\mid`).
+_BARE_MATH_NOTE = "outside math, kept as math"
 
 # Characters that arXiv abstracts use literally ("89.5% accuracy", "~1000 runs", "R&D") but
 # that LaTeX would read as a comment, a tie or an alignment tab. Outside math they are escaped
@@ -481,16 +483,31 @@ def _decode_field(
         if verbatim:
             nodes.append(piece)  # a URL shown as written
         elif piece:
-            latex, unmatched = _escape_text(piece)
-            if unmatched:
-                problems.append("unmatched $ read as a dollar sign")
-            decoded = decode(latex)
-            problems.extend(decoded.problems)
-            value = decoded.text
-            nodes.extend((value,) if isinstance(value, str) else value.nodes)
+            nodes.extend(_decode_piece(piece, problems))
     for problem in dict.fromkeys(problems):
-        out.append(warning(f"{NAME}.latex", f"{name}: {problem}", source=source, line=line.number))
+        where = {"source": source, "line": line.number}
+        if problem.endswith(_BARE_MATH_NOTE):
+            # the BibTeX writer wraps such math in \ensuremath{} and says so: not a loss
+            out.append(info(f"{NAME}.bare-math", f"{name}: {problem}", **where))
+        else:
+            out.append(warning(f"{NAME}.latex", f"{name}: {problem}", **where))
     return make_text(nodes), links
+
+
+def _decode_piece(piece: str, problems: list[str]) -> list[Node]:
+    """Decode text between URLs, keeping the spaces at its ends (they separate it from them)."""
+    core = piece.strip()
+    lead = " " if core and piece[0].isspace() else ""
+    trail = " " if core and piece[-1].isspace() else ""
+    if not core:
+        return [" "]
+    latex, unmatched = _escape_text(core)
+    if unmatched:
+        problems.append("unmatched $ read as a dollar sign")
+    decoded = decode(latex)
+    problems.extend(decoded.problems)
+    value = decoded.text
+    return [lead, *((value,) if isinstance(value, str) else value.nodes), trail]
 
 
 def _url_pieces(text: str) -> Iterator[tuple[str, str, bool]]:

@@ -29,8 +29,12 @@ _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNOREC
 _DOI_URL = re.compile(r"(?:dx\.)?doi\.org/(10\.\S+)", re.IGNORECASE)
 _NON_WORD = re.compile(r"[\W_]+")
 
-# Types that say little about the work; a specific type from another input wins over them.
-_GENERIC_TYPES = frozenset({"article", "document", "manuscript", "webpage", "post"})
+# How much a type says about the work: `document` (BibTeX @misc) least, then the generic
+# types (`article` is CSL's preprint), then every specific type. The higher rank wins a merge.
+_TYPE_RANK: dict[str, int] = {
+    "document": 0, "article": 1, "manuscript": 1, "webpage": 1, "post": 1,
+}  # fmt: skip
+_SPECIFIC_RANK = 2
 
 # Reports a disagreement: what differs, the value kept, and each member's value.
 _Conflict = Callable[[str, str, Iterable[tuple[Entry, str]]], None]
@@ -241,7 +245,8 @@ def report_duplicates(entries: list[Entry]) -> list[Diagnostic]:
 
 
 def merge_duplicates(entries: list[Entry]) -> tuple[list[Entry], list[Diagnostic]]:
-    """Merge each group of duplicates into one entry at the first one's position, with its key.
+    """Merge each group of duplicates into one entry at the first one's position, with its key
+    (or, when the first has none, the first key in the group).
 
     Every field of every member is kept; where members disagree the richer value wins (more
     text, markup over plain, a complete author list over one marked `and others`, a fuller
@@ -289,8 +294,12 @@ def _merge_group(members: list[Entry]) -> tuple[Entry, list[Diagnostic]]:
     names = _merge_names(members, conflict)
     dates = _merge_dates(members, conflict)
     extra = list(dict.fromkeys(x for m in members for x in m.extra))
+    # the first entry's key; when it has none (a listing record), the first key in the group
+    keyed = next((m for m in members if m.key), first)
     return (
         first.evolve(
+            key=keyed.key,
+            original_key=keyed.original_key,
             type=entry_type,
             source_type=source_type,
             fields=fields,
@@ -303,15 +312,18 @@ def _merge_group(members: list[Entry]) -> tuple[Entry, list[Diagnostic]]:
 
 
 def _merge_type(members: list[Entry], conflict: _Conflict) -> tuple[str, str]:
-    first = members[0]
-    chosen = first
+    chosen = members[0]
     for member in members[1:]:
-        if chosen.type in _GENERIC_TYPES and member.type not in _GENERIC_TYPES:
+        if _type_rank(member.type) > _type_rank(chosen.type):
             chosen = member
     types = {m.type for m in members}
     if len(types) > 1:
         conflict("type", chosen.type, [(m, m.type) for m in members])
     return chosen.type, chosen.source_type
+
+
+def _type_rank(entry_type: str) -> int:
+    return _TYPE_RANK.get(entry_type, _SPECIFIC_RANK)
 
 
 def _merge_fields(members: list[Entry], conflict: _Conflict) -> dict[str, Text]:

@@ -323,3 +323,18 @@ def test_merge_several_groups_keeps_order() -> None:
     merged, diagnostics = merge_duplicates(entries)
     assert [e.key for e in merged] == ["a1", "b1", "c"]
     assert [d.code for d in diagnostics] == ["dedupe.merged", "dedupe.merged"]
+
+
+def test_merge_takes_the_first_key_in_the_group_when_the_first_entry_has_none() -> None:
+    listing = make("Shielded Diffusion", authors=[BETHUNE, OTHERS], source="bethune.txt")
+    bib = make("Shielded diffusion", authors=[KIRCHHOF, BETHUNE], key="kirchhof2024shielded")
+    merged, _ = merge_duplicates([listing, bib])
+    assert (merged[0].key, merged[0].original_key) == ("kirchhof2024shielded",) * 2
+    assert merged[0].origin == listing.origin
+
+
+def test_merge_a_preprint_beats_misc_and_misc_never_beats_a_preprint() -> None:
+    preprint = make("T", DOI="10.1/x", type="article")
+    misc = make("T", DOI="10.1/x", type="document")
+    assert merge_duplicates([misc, preprint])[0][0].type == "article"
+    assert merge_duplicates([preprint, misc])[0][0].type == "article"

@@ -5,8 +5,8 @@ First`, von found by case at brace depth 0) plus biblatex's extended `family=...
 Imports model and latex only; never formats, keys or anything above.
 
 Particle policy: BibTeX's von part becomes `Name.particle`, CSL's *non-dropping* particle
-(citation-js's choice, and what "van Gogh"-style names need for sorting). Only biblatex's extended
-form with an explicit `useprefix=false` yields a `dropping_particle`.
+(citation-js's choice, and what "van Gogh"-style names need for sorting). Only an explicit
+biblatex `useprefix=false` (per name, per name list or per entry) yields a `dropping_particle`.
 """
 
 from __future__ import annotations
@@ -220,7 +220,45 @@ def _strip_group(value: str) -> str:
     return value[1:-1].strip() if _is_one_group(value) else value
 
 
-def _parse_extended(name: str, problems: list[str]) -> Name:
+def _read_bool(value: str, what: str, problems: list[str]) -> bool | None:
+    text = value.strip().lower()
+    if text in ("true", ""):  # biblatex reads a bare `useprefix` as true
+        return True
+    if text == "false":
+        return False
+    problems.append(f"{what}={value.strip()!r} is not true or false; ignored")
+    return None
+
+
+def _list_options(piece: str, problems: list[str]) -> bool | None | str:
+    """biblatex's per-list options given as the first "name" (`useprefix=false and ...`).
+
+    Returns the list's useprefix (True/False/None), or "" when `piece` is not an options name.
+    """
+    parts = [p for p in _split_parts_raw(piece) if p.strip()]
+    matches = [_EXTENDED_KEY.match(p) for p in parts]
+    if not parts or any(m is None for m in matches):
+        return ""
+    keys = [m.group(1).lower() for m in matches if m is not None]
+    if any(k in ("family", "given", "prefix", "suffix") for k in keys):
+        return ""
+    useprefix: bool | None = None
+    for key, match in zip(keys, matches, strict=True):
+        if key == "useprefix":
+            useprefix = _read_bool(match.group(2), "useprefix", problems)  # type: ignore[union-attr]
+        else:
+            problems.append(f"biblatex name-list option {key!r} is not kept")
+    return useprefix
+
+
+def _with_useprefix(name: Name, useprefix: bool | None) -> Name:
+    """Apply biblatex's useprefix: false makes the von part a dropping particle."""
+    if useprefix is False and name.particle:
+        return Name(name.family, name.given, "", name.particle, name.suffix)
+    return name
+
+
+def _parse_extended(name: str, problems: list[str], useprefix: bool | None) -> Name:
     """biblatex's `family=Berg, given=Jan, prefix=van der, useprefix=true, suffix=Jr` form."""
     values: dict[str, str] = {}
     for raw_part in _split_parts_raw(name):
@@ -236,10 +274,10 @@ def _parse_extended(name: str, problems: list[str]) -> Name:
             continue
         values[key] = _strip_group(match.group(2))
     prefix = _SPACE_RUN.sub(" ", _decode(values.get("prefix", ""))).strip()
-    use_prefix = values.get("useprefix", "").strip().lower()
-    if use_prefix not in ("", "true", "false"):
-        problems.append(f"useprefix={use_prefix!r} in {name!r} is not true or false; read as true")
-    dropping = prefix if use_prefix == "false" else ""
+    if "useprefix" in values:
+        own = _read_bool(values["useprefix"], "useprefix", problems)
+        useprefix = useprefix if own is None else own
+    dropping = prefix if useprefix is False else ""
     result = Name(
         family=_norm(_decode(values.get("family", ""))),
         given=_norm(_decode(values.get("given", ""))),
@@ -272,7 +310,7 @@ def _rsplit_von(words: list[str]) -> tuple[list[str], list[str]]:
     return words[:cut], words[cut:]
 
 
-def _parse_one(name: str, problems: list[str]) -> Name | None:
+def _parse_one(name: str, problems: list[str], useprefix: bool | None) -> Name | None:
     """One name by BibTeX's rules; None (with a problem) when nothing usable is there."""
     text = name.strip()
     if not text:
@@ -287,7 +325,7 @@ def _parse_one(name: str, problems: list[str]) -> Name | None:
             return None
         return Name(literal=literal)
     if "=" in text and _EXTENDED_START.match(text):
-        return _parse_extended(text, problems)
+        return _parse_extended(text, problems, useprefix)
 
     parts, balanced = _split_words(text)
     if not balanced:
@@ -319,18 +357,25 @@ def _parse_one(name: str, problems: list[str]) -> Name | None:
     if not (result.family or result.given or result.particle):
         problems.append(f"name {text!r} is empty")
         return None
-    return result
+    return _with_useprefix(result, useprefix)
 
 
 @lru_cache(maxsize=65536)
-def _parse_names_cached(value: str) -> tuple[tuple[Name, ...], tuple[str, ...]]:
+def _parse_names_cached(
+    value: str, useprefix: bool | None
+) -> tuple[tuple[Name, ...], tuple[str, ...]]:
     problems: list[str] = []
     names: list[Name] = []
     if not value.strip():
         return (), ()
     pieces = _split_and(value)
+    if "=" in pieces[0]:
+        options = _list_options(pieces[0], problems)
+        if options != "":
+            pieces = pieces[1:]
+            useprefix = useprefix if options is None else options  # type: ignore[assignment]
     for index, piece in enumerate(pieces):
-        parsed = _parse_one(piece, problems)
+        parsed = _parse_one(piece, problems, useprefix)
         if parsed is None:
             continue
         if parsed.others and index != len(pieces) - 1:
@@ -339,13 +384,18 @@ def _parse_names_cached(value: str) -> tuple[tuple[Name, ...], tuple[str, ...]]:
     return tuple(names), tuple(problems)
 
 
-def parse_bibtex_names(value: str) -> tuple[list[Name], list[str]]:
+def parse_bibtex_names(
+    value: str, *, useprefix: bool | None = None
+) -> tuple[list[Name], list[str]]:
     """Parse a BibTeX/biblatex name list (field body, macros resolved) into names and problems.
 
     `and others` becomes `model.OTHERS`; a name that is one brace group becomes a literal.
+    The von part is a non-dropping particle unless biblatex's useprefix is false: per name (the
+    extended form), per list (a first "name" of options, `useprefix=false and ...`), or for the
+    entry (`useprefix=False`, from `options = {useprefix=false}`), the nearest one winning.
     Results are cached per raw string: names repeat a lot in real libraries.
     """
-    names, problems = _parse_names_cached(value)
+    names, problems = _parse_names_cached(value, useprefix)
     return list(names), list(problems)
 
 
@@ -420,8 +470,11 @@ def _format_classic(name: Name, ascii: bool, problems: list[str]) -> str:
         return f"{von_last}, {suffix}, {given}"
     if given:
         return f"{von_last}, {given}"
-    if von:
+    if von and _is_von(_split_words(von)[0][0][0]):
         return von_last
+    if von:
+        # "De Gaulle" alone would read as First "De", Last "Gaulle": keep it one family unit.
+        family = _guard_family(f"{von} {_encode(name.family, ascii, problems)}")
     # Family only: a lone word stays bare. Several words must be braced or BibTeX reads them
     # as First Last; braced, BibTeX cannot tell them from a corporate name, so they read back
     # as a literal (a trailing comma would keep them apart, but bibtex rejects it).

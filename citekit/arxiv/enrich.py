@@ -248,7 +248,11 @@ class _Run:
             return {chunk[0]: feed.records}
         # moonshot: one OR-ed request; every title sees every result and is scored against it
         feed = client.search(combine_queries(chunk), max_results=per_title * len(chunk))
-        return {query: feed.records for query in chunk}
+        total = feed.total_results if feed.total_results is not None else len(feed.records)
+        if total <= len(feed.records):
+            return {query: feed.records for query in chunk}
+        # the page was full, so one title's paper may have been crowded out: ask singly
+        return {query: client.search(query, max_results=per_title).records for query in chunk}
 
 
 def _count_by_id(asked: Sequence[str]) -> dict[str, int]:

@@ -23,6 +23,15 @@ _COMMAND_ARG_RE = re.compile(r"\\[A-Za-z]{2,}\*?\s*\{")
 # accents (`\"o`, `\'e`, `\c{c}`) vanish without a space, so `Schr\"odinger` stays one word
 _ACCENT_RE = re.compile(r"\\[\"'`^~=.]|\\[cvHudbkrt](?=[{\s])")
 _NON_WORD_RE = re.compile(r"[\W_]+")
+# Greek letters are the math users and arXiv most often write either way (`$\mu$P`, `μP`)
+_GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau "
+    "upsilon phi chi psi omega"
+).split()
+_GREEK_RE = re.compile(
+    r"\\(var)?(" + "|".join(_GREEK) + r"|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|"
+    r"Upsilon|Phi|Psi|Omega)(?![A-Za-z])"
+)
 _ASCII_WORD_RE = re.compile(r"\A[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*\Z")
 _EDGE_PUNCT = ".,:;!?\"'`()[]{}<>«»“”‘’"
 _AUTHOR_RE = re.compile(r"\A[A-Za-z]+(?: [A-Za-z]+)*\Z")
@@ -34,11 +43,18 @@ MAX_QUERY_WORDS = 12  # long exact phrases can miss (stemming, edited titles): a
 def normalize_title(text: str) -> str:
     """Title reduced for comparison: TeX commands and `$` dropped, accents folded, lowercase,
     punctuation gone, single spaces. `Schr\\"odinger` and `Schrödinger` compare equal."""
+    text = _GREEK_RE.sub(lambda m: unicodedata.lookup(_greek_name(m[2])), text)
     text = _COMMAND_RE.sub(" ", _ACCENT_RE.sub("", text))
     text = text.replace("{", "").replace("}", "").replace("$", "")
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c)).lower()
     return " ".join(_NON_WORD_RE.sub(" ", text).split())
+
+
+def _greek_name(command: str) -> str:
+    case = "CAPITAL" if command[0].isupper() else "SMALL"
+    letter = {"lambda": "LAMDA"}.get(command.lower(), command.upper())
+    return f"GREEK {case} LETTER {letter}"
 
 
 def title_similarity(a: str, b: str) -> float:

@@ -20,7 +20,7 @@ from .atom import ArxivRecord
 from .ids import parse_arxiv_id
 from .match import name_key, normalize_title
 
-ChangeKind = Literal["filled", "kept", "replaced", "completed", "published"]
+ChangeKind = Literal["filled", "kept", "replaced", "completed", "published", "normalized"]
 
 # CSL types that already name a venue: the 10.48550 preprint DOI never goes on them
 PUBLISHED_TYPES = frozenset(
@@ -97,6 +97,12 @@ class Change:
                 "arxiv.authors-completed",
                 f"author list was incomplete ({self.old}); "
                 f"now the full list from arXiv ({self.new})",
+                **where,
+            )
+        if self.kind == "normalized":
+            return info(
+                "arxiv.normalized",
+                f"{self.name}: {_short(self.old)} written as {_short(self.new)}",
                 **where,
             )
         if self.kind == "published":
@@ -197,6 +203,7 @@ def merge_record(
         changes.append(
             Change("type", "published", entry.type, record.journal_ref or f"doi:{record.doi}")
         )
+    _normalize_arxiv_field(fields, changes)
     for name, value in fields_in.items():
         _merge_field(
             name,
@@ -219,6 +226,22 @@ def merge_record(
         type=new_type, source_type=source_type, fields=fields, dates=dates, names=names
     )
     return merged, changes
+
+
+def _normalize_arxiv_field(fields: dict[str, Text], changes: list[Change]) -> None:
+    # the canonical `arxiv` field holds no version; `arXiv:2101.00001v2` is split in two
+    if "arxiv" not in fields:
+        return
+    old = plain(fields["arxiv"]).strip()
+    found = parse_arxiv_id(old)
+    if found is None or old == found.id:
+        return
+    fields["arxiv"] = found.id
+    new = found.id
+    if found.version is not None and "arxiv-version" not in fields:
+        fields["arxiv-version"] = str(found.version)
+        new = f"{found.id} with arxiv-version {found.version}"
+    changes.append(Change("arxiv", "normalized", old, new))
 
 
 def _merge_field(

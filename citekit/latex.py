@@ -65,6 +65,9 @@ _CONTENT_COMMANDS = frozenset(
     "texttt textrm textsf textup textnormal textmd mbox hbox text textlf".split()
 )
 _VERBATIM_COMMANDS = frozenset(["url", "path", "nolinkurl"])
+# Known commands kept raw when their argument is missing; they would skip a space to find it.
+_KNOWN_WITHOUT_ARGUMENT = frozenset(["url", "path", "nolinkurl", "href", "ensuremath"])
+_URL_DELIMITERS = frozenset("|!+=/:;\"'.,-@*")
 # Commands that print nothing (spacing hints, robustness prefixes).
 _INVISIBLE = frozenset(["relax", "protect", "xspace", "unskip", "nobreak", "ignorespaces"])
 # Math-only commands known outside math: symbols plus the ones taking arguments.
@@ -113,7 +116,8 @@ class _Parser:
                 if switch is not None:
                     rest = self.seq(nocase=nocase, in_group=in_group)
                     kind = switch[0]
-                    out.extend([Span(kind, _children(rest))] if kind and rest else rest)
+                    inner = _children(rest) if kind else ()
+                    out.extend([Span(kind, inner)] if inner else rest)  # type: ignore[arg-type]
                     return out
                 out.extend(self.command(nocase=nocase))
             elif c == "$":
@@ -174,7 +178,7 @@ class _Parser:
         protection. Kept whole as raw LaTeX when it holds something we could not decode."""
         source = self.s[start : self.i]
         if _has_raw(children):
-            raw = _safe_raw(source, self)
+            raw = _safe_raw(source)
             if raw is not None:
                 return [raw]
             return children
@@ -229,7 +233,8 @@ class _Parser:
             return self.ensuremath(start)
         if name in ("(", "["):
             return self.delimited_math(start, "\\)" if name == "(" else "\\]")
-        if word and name in _INVISIBLE:
+        if word and (name in _INVISIBLE or name in _SWITCHES):
+            # a switch here is a one-token argument (`\\texttt\\sc`): it ends at once
             self.skip_spaces()
             return []
         if word and name in _MATH_ONLY:
@@ -241,11 +246,12 @@ class _Parser:
 
     def span_command(self, kind: str, name: str, nocase: bool) -> list[Node]:
         children = self.argument_nodes(name, nocase)
-        if not children:
-            return []
         if kind == "nocase" and nocase:
             return children
-        return [Span(kind, _children(children))]  # type: ignore[arg-type]
+        inner = _children(children)
+        if not inner:
+            return []
+        return [Span(kind, inner)]  # type: ignore[arg-type]
 
     def argument_nodes(self, name: str, nocase: bool) -> list[Node]:
         """Decode one argument in place: a braced group or the next single token."""
@@ -269,15 +275,14 @@ class _Parser:
 
     def braced_source(self) -> str | None:
         """The verbatim text of the braced group at self.i (spaces before it skipped)."""
-        self.skip_spaces()
-        if not self.s.startswith("{", self.i):
+        start = _SPACES.match(self.s, self.i).end()
+        if not self.s.startswith("{", start):
             return None
-        end = _matching_brace(self.s, self.i)
+        end = _matching_brace(self.s, start)
         if end < 0:
             return None
-        body = self.s[self.i + 1 : end]
         self.i = end + 1
-        return body
+        return self.s[start + 1 : end]
 
     def accent(self, name: str, start: int) -> list[Node]:
         mark = ACCENTS[name]
@@ -298,9 +303,9 @@ class _Parser:
             children = [s[self.i]]
             self.i += 1
         if any(not isinstance(c, str) for c in children):
-            return self.unknown_accent(start, children)
+            return self.unknown_accent(name, start, children)
         base = "".join(children)  # type: ignore[arg-type]
-        if not base.strip():
+        if not base.strip(" \t\r\n"):
             return [self.empty_accent(name)]
         return [_apply_mark(base, mark)]
 
@@ -311,17 +316,19 @@ class _Parser:
         self.problem(f"accent \\{name} without a letter kept as its combining mark")
         return ACCENTS[name]
 
-    def unknown_accent(self, start: int, children: list[Node]) -> list[Node]:
-        raw = _safe_raw(self.s[start : self.i], self)
-        if raw is None:
-            return children
-        self.problem(f"accent over LaTeX we cannot decode kept verbatim: {raw.tex}")
-        return [raw]
+    def unknown_accent(self, name: str, start: int, children: list[Node]) -> list[Node]:
+        raw = _safe_raw(self.s[start : self.i])
+        if raw is not None:
+            self.problem(f"accent over LaTeX we cannot decode kept verbatim: {raw.tex}")
+            return [raw]
+        spacing = self.empty_accent(name)
+        self.problem(f"accent \\{name} over LaTeX we cannot decode written as {spacing}")
+        return [spacing, *children]
 
     def verbatim(self, name: str, start: int) -> list[Node]:
         s = self.s
         body = self.braced_source()
-        if body is None and self.i < len(s) and not s[self.i].isalnum():
+        if body is None and self.i < len(s) and s[self.i] in _URL_DELIMITERS:
             # \url|...| style delimiters
             end = s.find(s[self.i], self.i + 1)
             if end > 0:
@@ -380,10 +387,11 @@ class _Parser:
     def math_node(self, tex: str, *, bare: bool, source: str) -> list[Node]:
         if not tex.strip():
             return [" "] if tex else []
-        safe = _safe_tex(tex, self)
+        safe = _safe_math(tex)
         if safe is None:
-            # braces inside the math do not pair up: decode the source as text instead
-            self.problem(f"math with unbalanced braces read as text: {source}")
+            # braces inside the math do not pair up (or a `$`, `%`, `#` is bare): keep the
+            # source as text instead
+            self.problem(f"math with unbalanced braces or a bare % or # read as text: {source}")
             return [source]
         return [Math(safe, bare)]
 
@@ -402,11 +410,11 @@ class _Parser:
                 if end < 0:
                     break
                 self.i = end + 1
-            elif self.i < len(s) and s[self.i] not in "}\\":
+            elif self.i < len(s) and s[self.i].isalnum():
                 self.i += 1
         tex = s[start : self.i]
         self.problem(f"math command \\{name} outside math, kept as math")
-        safe = _safe_tex(tex, self)
+        safe = _safe_math(tex)
         return [Math(safe, True)] if safe is not None else [tex]
 
     def unknown(self, name: str, start: int, word: bool) -> list[Node]:
@@ -420,7 +428,7 @@ class _Parser:
         tex = s[start : self.i]
         if tex.endswith("{}") and tex.count("{") == 1:
             tex = tex[:-2]  # `\foo{}` only ends the name: no argument
-        raw = _safe_raw(tex, self)
+        raw = _safe_raw(tex)
         if raw is None:
             self.i = start + 1 + len(name)
             raw = Raw(s[start : self.i])
@@ -467,7 +475,10 @@ def _apply_mark(base: str, mark: str) -> str:
     first = base[0]
     if first in "ıȷ" and mark not in MARKS_BELOW:
         first = "i" if first == "ı" else "j"  # \'{\i} is í
-    return unicodedata.normalize("NFC", first + mark + base[1:])
+    end = 1
+    while end < len(base) and unicodedata.combining(base[end]):
+        end += 1  # a mark over an accented letter goes on top of the marks it has
+    return unicodedata.normalize("NFC", first + base[1:end] + mark + base[end:])
 
 
 def _matching_brace(s: str, start: int) -> int:
@@ -500,7 +511,7 @@ def _find_unescaped(s: str, target: str, start: int) -> int:
     return -1
 
 
-_BARE_PERCENT_OR_HASH = re.compile(r"(?<!\\)((?:\\\\)*)([%#])")
+_BARE_PERCENT_OR_HASH = re.compile(r"(?<!\\)(?:\\\\)*[%#]")
 
 
 def _balanced(tex: str) -> bool:
@@ -533,22 +544,25 @@ def _balanced(tex: str) -> bool:
     return lexical == 0
 
 
-def _safe_tex(tex: str, parser: _Parser | None) -> str | None:
-    """TeX source that can go into a .bib value as it is: balanced, with `%` and `#` escaped
-    (a bare one would start a comment or a macro parameter). None when braces do not pair."""
+def _safe_tex(tex: str) -> str | None:
+    """`tex` if it can go into a .bib value as it is: braces balanced (as TeX groups and as
+    BibTeX counts them) and no bare `%` (a comment) or `#` (a macro parameter); else None."""
     if not _balanced(tex):
         return None
-    if "%" in tex or "#" in tex:
-        repaired = _BARE_PERCENT_OR_HASH.sub(r"\1\\\2", tex)
-        if repaired != tex:
-            if parser is not None:
-                parser.problem(f"bare % or # in LaTeX escaped: {tex}")
-            tex = repaired
+    if ("%" in tex or "#" in tex) and _BARE_PERCENT_OR_HASH.search(tex):
+        return None
     return tex
 
 
-def _safe_raw(tex: str, parser: _Parser) -> Raw | None:
-    safe = _safe_tex(tex, parser)
+def _safe_math(tex: str) -> str | None:
+    """Like `_safe_tex`, and no bare `$` that would end the math early."""
+    if "$" in tex and _find_unescaped(tex, "$", 0) >= 0:
+        return None
+    return _safe_tex(tex)
+
+
+def _safe_raw(tex: str) -> Raw | None:
+    safe = _safe_tex(tex)
     return None if safe is None else Raw(safe)
 
 
@@ -605,6 +619,7 @@ _ASCII_PUNCT: dict[str, str] = {
 }  # fmt: skip
 _CLUSTER = re.compile(r".[\u0300-\u036f\u20d0-\u20ff]*", re.DOTALL)
 _ENDS_CONTROL_WORD = re.compile(r"\\[A-Za-z]+$")
+_LONE_WORD = re.compile(r"\\[A-Za-z]+$")
 
 
 class _Encoder:
@@ -662,23 +677,21 @@ class _Encoder:
         tex, kept = unicode_to_math(math.tex)
         if kept and self.ascii:
             self.problem(f"no math command for {''.join(kept)!r}; kept as UTF-8")
-        safe = _safe_tex(tex, None)
-        if safe is None or _find_unescaped(safe, "$", 0) >= 0:
+        safe = _safe_math(tex)
+        if safe is None:
             self.problem(f"math that cannot be written as LaTeX kept as text: {math.tex}")
             return self.string(f"${math.tex}$")
-        if safe != tex:
-            self.problem(f"bare % or # in math escaped: {math.tex}")
         if not safe.strip():
             return self.string(safe)
         return f"\\ensuremath{{{safe}}}" if math.bare else f"${safe}$"
 
     def raw(self, raw: Raw) -> str:
-        safe = _safe_tex(raw.tex, None)
+        if self.ascii and not raw.tex.isascii():
+            self.problem(f"raw LaTeX with non-ASCII characters kept as it is: {raw.tex}")
+        safe = _safe_tex(raw.tex)
         if safe is None:
             self.problem(f"raw LaTeX with unbalanced braces written as text: {raw.tex}")
             return self.string(raw.tex)
-        if safe != raw.tex:
-            self.problem(f"bare % or # in raw LaTeX escaped: {raw.tex}")
         return safe
 
     def string(self, text: str) -> str:
@@ -689,6 +702,10 @@ class _Encoder:
         opened: list[int] = []  # positions of `{` still waiting for their `}`
         for match in _CLUSTER.finditer(text):
             cluster = match.group()
+            if len(cluster) > 1 and cluster[0].isascii() and not cluster[0].isalpha():
+                # a mark over a TeX special (`%̈`): write the special escaped, then the marks
+                self._special_then_marks(out, opened, cluster)
+                continue
             if cluster == "{":
                 opened.append(len(out))
                 out.append("\\{")
@@ -706,6 +723,24 @@ class _Encoder:
         for position in opened:
             out[position] = "\\textbraceleft{}"  # unpaired: `\{` would unbalance the file
         return "".join(out)
+
+    def _special_then_marks(self, out: list[str], opened: list[int], cluster: str) -> None:
+        base = cluster[0]
+        if base == "{":
+            opened.append(len(out))
+            out.append("\\{")
+        elif base == "}":
+            if opened:
+                opened.pop()
+                out.append("\\}")
+            else:
+                out.append("\\textbraceright{}")
+        else:
+            _append(out, self.cluster(base), after_raw=False)
+        marks = cluster[1:]
+        if self.ascii:
+            self.problem(f"no LaTeX form for the combining marks {marks!r}; kept as UTF-8")
+        out.append(marks)
 
     def cluster(self, cluster: str) -> str:
         if cluster in _ESCAPES:
@@ -728,13 +763,28 @@ def _append(out: list[str], piece: str, *, after_raw: bool) -> None:
     if out:
         last = out[-1]
         tail, head = last[-1], piece[0]
-        if (tail == head and tail in "-`'$") or (
+        if after_raw and _raw_needs_relax(last, head):
+            out.append("\\relax{}")  # else the raw LaTeX would take it as its argument
+        elif (tail == head and tail in "-`'$") or (
             head.isascii() and head.isalpha() and _ENDS_CONTROL_WORD.search(last)
         ):
             out.append("{}")
-        elif after_raw and head in "{[":
-            out.append("\\relax ")  # else an unknown command would take it as its argument
     out.append(piece)
+
+
+def _raw_needs_relax(raw: str, head: str) -> bool:
+    """Would decoding `raw` followed by `head` read `head` as part of the raw LaTeX?"""
+    if head in "{[" or unicodedata.combining(head):
+        return True
+    if raw[-1] in "}]":
+        return False
+    if head.isspace():
+        # `\foo bar`: after an unknown command the space stays text; after any other control
+        # word it would be skipped as part of it
+        if _LONE_WORD.match(raw):
+            return raw[1:] in _KNOWN_WITHOUT_ARGUMENT
+        return _ENDS_CONTROL_WORD.search(raw) is not None
+    return True
 
 
 @lru_cache(maxsize=8192)
@@ -762,7 +812,7 @@ def _accented(cluster: str) -> str | None:
         inner = base
         if base in "ij" and marks[0] not in MARKS_BELOW:
             inner = "\\" + base
-    elif base in TEXT_COMMAND_OF:
+    elif base in TEXT_COMMAND_OF and base not in "ıȷ":  # `\'{\i}` reads back as í
         inner = "\\" + TEXT_COMMAND_OF[base]
     else:
         return None

@@ -163,10 +163,12 @@ def _people(entry: Entry) -> list[Name]:
 
 
 def _has_more(entry: Entry, shown: int) -> bool:
+    """More names than `shown`, or a list that ends in "and others"."""
     for role in ("author", "editor"):
         names = entry.names.get(role, [])
-        if any(not n.others for n in names):
-            return len(names) > shown
+        real = sum(1 for n in names if not n.others)
+        if real:
+            return real > shown or real < len(names)
     return False
 
 
@@ -183,7 +185,7 @@ PATTERN_FIELDS: dict[str, str] = {
     "a corporate author's first word that is not a stop word; `anon` if none)",
     "Auth": "the same with its case kept and a capital first letter",
     "authorsN": "the first N family names lowercased, plus `etal` when there are more (N = 1-9)",
-    "authors": "every family name, lowercased",
+    "authors": "every family name, lowercased (at most 9, then `etal`)",
     "year": "the four-digit year of `issued` (`nd` if none)",
     "title": "first title word that is not a stop word, lowercased (nothing if none)",
     "Title": "the same with a capital first letter",
@@ -209,7 +211,7 @@ letters, digits and _ : . - / +. The default is {auth}{year}{title}, e.g. bethun
                     stop word ({The ATLAS Collaboration} -> atlas); `anon` when there is none
   {Auth}            the same, case kept, capital first letter (vanderBerg -> VanderBerg)
   {authors2}        first two family names, plus `etal` when there are more ({authorsN}, N 1-9)
-  {authors}         every family name
+  {authors}         every family name (at most 9, then `etal`)
   {year}            four-digit year (`nd` when there is none; a year BC gets `bc`)
   {title}           first title word that is not a stop word, lowercased
   {Title}           the same, capital first letter ({veryshorttitle} is the same)
@@ -241,12 +243,12 @@ def _field_list() -> str:
 
 def _auth(entry: Entry) -> str:
     people = _people(entry)
-    return _name_words(people[0]).lower() if people else "anon"
+    return (_name_words(people[0]) if people else "").lower() or "anon"
 
 
 def _auth_cap(entry: Entry) -> str:
     people = _people(entry)
-    return _capitalise(_name_words(people[0])) if people else "Anon"
+    return _capitalise(_name_words(people[0]) if people else "") or "Anon"
 
 
 def _year(entry: Entry) -> str:
@@ -268,12 +270,16 @@ def _title_cap(entry: Entry) -> str:
     return _capitalise(words[0]) if words else ""
 
 
+_AUTHORS_CAP = 9  # {authors} on a 3000-author paper must still give a usable key
+
+
 def _authors(count: int | None) -> Part:
+    limit = _AUTHORS_CAP if count is None else count
+
     def part(entry: Entry) -> str:
         people = _people(entry)
-        shown = people if count is None else people[:count]
-        text = "".join(_name_words(n).lower() for n in shown)
-        if count is not None and _has_more(entry, count):
+        text = "".join(_name_words(n).lower() for n in people[:limit])
+        if _has_more(entry, limit):
             text += "etal"
         return text or "anon"
 

@@ -134,7 +134,10 @@ def test_patterns(pattern: str, key: str) -> None:
 def test_and_others_counts_as_more_authors() -> None:
     item = entry([Name(family="Doe"), Name(family="Roe"), OTHERS], 2001, "X-rays")
     assert generate_key(item, "{authors2}{year}") == "doeroeetal2001"
-    assert generate_key(item, "{authors}") == "doeroe"
+    assert generate_key(item, "{authors}") == "doeroeetal"
+    many = entry([Name(family=f"N{chr(97 + i)}") for i in range(12)], 2001, None)
+    assert generate_key(many, "{authors}") == "nanbncndnenfngnhnietal"
+    assert generate_key(entry([Name(family="—")], 2001, "Dash"), DEFAULT_PATTERN) == "anon2001dash"
 
 
 def test_patterns_tidy_punctuation_left_by_empty_fields() -> None:

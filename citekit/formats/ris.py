@@ -159,7 +159,7 @@ RULES: tuple[TagRule, ...] = (
     _rule("SN", "ISBN", "isxn"),
     _rule("DO", "DOI"),
     _rule("M3", "DOI", writes=False),  # only when it looks like a DOI (JabRef writes DOIs here)
-    _rule("M3", "genre"),
+    _rule("M3", "genre", exclude=_SERIALS),  # Scopus writes "Article" here: not a genre
     _rule("UR", "URL", "url"),
     _rule("LK", "URL", "url", writes=False),
     _rule("AN", "arxiv", "eprint"),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from xml.etree.ElementTree import Element, ParseError
 
-import defusedxml.ElementTree as safe_et
+import defusedxml.ElementTree as safe_et  # type: ignore[import-untyped]
 from defusedxml import DefusedXmlException
 
 from ..errors import ArxivError

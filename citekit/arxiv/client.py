@@ -336,10 +336,10 @@ def match_ids(asked: Sequence[str], records: Iterable[ArxivRecord]) -> dict[str,
         parsed = parse_arxiv_id(wanted)
         if parsed is None:
             continue
-        record = (by_versioned.get(parsed.versioned) if parsed.version is not None
-                  else latest.get(parsed.id))  # fmt: skip
-        if record is not None:
-            matched[wanted] = record
+        pick = by_versioned if parsed.version is not None else latest
+        found = pick.get(parsed.versioned if parsed.version is not None else parsed.id)
+        if found is not None:
+            matched[wanted] = found
     return matched
 
 

@@ -379,10 +379,10 @@ def _apply_title(run: _Run, entry: Entry, candidates: tuple[ArxivRecord, ...]) -
         )
         return entry
     run.stats.not_matched += 1
-    best = decision.best
+    closest = decision.best
     detail = (
-        f"; closest {best.record.versioned_id} {best.record.title!r}: {best.reason}"
-        if best is not None
+        f"; closest {closest.record.versioned_id} {closest.record.title!r}: {closest.reason}"
+        if closest is not None
         else "; the search found nothing"
     )
     run.diagnostics.append(
@@ -462,35 +462,35 @@ def fetch_entries(
     asked = [found.versioned for _, found in parsed if found is not None]
     known, refused = run.resolve_ids(asked)
     out: list[Entry] = []
+    unanswered = 0
     for text, found in parsed:
         if found is None:
             continue
         key = found.versioned
-        if key in refused or known.get(key, 1) is None:
+        record = known.get(key)
+        if record is not None:
+            run.stats.matched += 1
+            origin = Origin(f"arXiv:{key}", 0, "arxiv")
+            out.append(record_entry(record, prefer_published=policy.prefer_published,
+                                    origin=origin))  # fmt: skip
+        elif key in refused or key in known:  # refused by the API, or answered "no such paper"
             reason = refused.get(key, "arXiv has no such paper")
             run.diagnostics.append(
                 error("arxiv.unknown-id", f"{text}: {reason}", source="arguments", raw=text)
             )
-        elif key in known:
-            record = known[key]
-            assert record is not None
-            run.stats.matched += 1
-            out.append(
-                record_entry(
-                    record,
-                    prefer_published=policy.prefer_published,
-                    origin=Origin(f"arXiv:{key}", 0, "arxiv"),
-                )
-            )
+        else:
+            unanswered += 1
     run.sync()
     if run.failure:
         run.diagnostics.append(
             error("arxiv.unavailable", f"arXiv could not be reached: {run.failure}", source="arXiv")
         )
-    elif len(out) + len(run.diagnostics) < len(given):
+    elif unanswered:
         run.diagnostics.append(
             error(
-                "arxiv.not-cached", "offline: some ids have no cached arXiv answer", source="arXiv"
-            )
+                "arxiv.not-cached",
+                f"offline: {unanswered} id(s) have no cached arXiv answer",
+                source="arXiv",
+            )  # fmt: skip
         )
     return EnrichResult(out, run.diagnostics, run.stats)

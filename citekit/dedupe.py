@@ -111,28 +111,40 @@ def _match_bucket(
     find: Callable[[int], int],
     union: Callable[[int, int, str], None],
 ) -> None:
-    """Join the entries of one title-and-year bucket whose authors agree.
+    """Join the entries of one title-and-year bucket whose authors agree, through indexes, so a
+    bucket of many same-titled works ("Preface", 2020) stays linear.
 
-    Same first author family: indexed, so a bucket of many same-titled works ("Preface", 2020)
-    stays linear. Only entries with an incomplete author list are compared one by one.
+    Same first author family: joined. Two incomplete lists (profile pages of co-authors):
+    joined, they cannot contradict each other. An incomplete list and a complete one: joined
+    when every known author of the first is in the second; candidates come from an index of
+    the complete lists by author family, not from the whole bucket.
     """
     reason = "same title, first author and year"
     first_by_family: dict[str, int] = {}
-    partial: list[int] = []
+    partial: list[tuple[int, frozenset[str]]] = []
+    complete_families: dict[int, frozenset[str]] = {}
+    complete_by_family: dict[str, list[int]] = {}
     for index in indices:
         known, incomplete = _known_authors(entries[index])
         if not known:
             continue  # a title and year alone are too weak: "Editorial", 2020
-        family = _family(known[0])
-        seen = first_by_family.setdefault(family, index)
+        families = [_family(name) for name in known]
+        seen = first_by_family.setdefault(families[0], index)
         if seen != index:
             union(seen, index, reason)
         if incomplete:
-            partial.append(index)
-    for a in partial:
-        for b in indices:
-            if a != b and find(a) != find(b) and _authors_compatible(entries[a], entries[b]):
-                union(a, b, reason)
+            partial.append((index, frozenset(families)))
+        else:
+            complete_families[index] = frozenset(families)
+            for family in complete_families[index]:
+                complete_by_family.setdefault(family, []).append(index)
+    for index, _ in partial[1:]:
+        union(partial[0][0], index, reason)
+    for index, families in partial:
+        anchor = next(iter(families))
+        for other in complete_by_family.get(anchor, ()):
+            if find(other) != find(index) and families <= complete_families[other]:
+                union(index, other, reason)
 
 
 def _identifiers(entry: Entry) -> list[str]:
@@ -186,6 +198,8 @@ def normalize_title(title: Text) -> str:
 
 @lru_cache(maxsize=65536)
 def _fold(text: str) -> str:
+    if text.isascii():  # most titles and names: no accents to strip
+        return _NON_WORD.sub(" ", text.lower()).strip()
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _NON_WORD.sub(" ", stripped.casefold()).strip()
@@ -204,22 +218,6 @@ def _known_authors(entry: Entry) -> tuple[list[Name], bool]:
 
 def _family(name: Name) -> str:
     return _fold(name.literal or name.family)
-
-
-def _authors_compatible(a: Entry, b: Entry) -> bool:
-    known_a, partial_a = _known_authors(a)
-    known_b, partial_b = _known_authors(b)
-    if not known_a or not known_b:
-        return False  # a title and year alone are too weak: "Editorial", 2020
-    if _family(known_a[0]) == _family(known_b[0]):
-        return True
-    if partial_a and partial_b:
-        return True  # two profile pages of co-authors: each knows a different author
-    if partial_a:
-        return {_family(n) for n in known_a} <= {_family(n) for n in known_b}
-    if partial_b:
-        return {_family(n) for n in known_b} <= {_family(n) for n in known_a}
-    return False
 
 
 # ---------------------------------------------------------------------------------------------

@@ -64,6 +64,12 @@ _BARE_MATH_NOTE = "outside math, kept as math"
 # Characters that arXiv abstracts use literally ("89.5% accuracy", "~1000 runs", "R&D") but
 # that LaTeX would read as a comment, a tie or an alignment tab. Outside math they are escaped
 # before decoding, so `%` never swallows the rest of an abstract.
+_NEEDS_ESCAPE = re.compile(r"[%&#_~^$]")
+# What the escaper must step over whole: \(...\) math, a control symbol (\%, \$), $$...$$ and
+# $...$ math; then a lone $ (unmatched) and the characters to escape.
+_ESCAPE_TOKEN = re.compile(
+    r"\\\(.*?\\\)|\\.|\$\$.*?\$\$|\$(?:\\.|[^$\\])*\$|\$|[%&#_~^]", re.DOTALL
+)
 _TEXT_ESCAPES: dict[str, str] = {
     "%": r"\%",
     "&": r"\&",
@@ -568,50 +574,16 @@ def _escape_text(text: str) -> tuple[str, bool]:
 
     Returns the LaTeX and whether an unmatched `$` was escaped as a dollar sign.
     """
-    if not any(c in text for c in "%&#_~^$"):
+    if not _NEEDS_ESCAPE.search(text):
         return text, False
-    out: list[str] = []
     unmatched = False
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if text.startswith("\\(", i):
-            close = text.find("\\)", i + 2)
-            if close >= 0:
-                out.append(text[i : close + 2])  # \(...\) math stays as written
-                i = close + 2
-                continue
-        if char == "\\" and i + 1 < n:
-            out.append(text[i : i + 2])  # an escape such as \% or \$ stays as written
-            i += 2
-            continue
-        if char == "$":
-            close = _closing_dollar(text, i + 1)
-            if close < 0:
-                out.append(r"\$")
-                unmatched = True
-                i += 1
-                continue
-            out.append(text[i : close + 1])
-            i = close + 1
-            continue
-        out.append(_TEXT_ESCAPES.get(char, char))
-        i += 1
-    return "".join(out), unmatched
 
+    def replace(match: re.Match[str]) -> str:
+        nonlocal unmatched
+        token = match.group()
+        if token == "$":
+            unmatched = True
+            return r"\$"
+        return _TEXT_ESCAPES.get(token, token)  # math and escapes such as \% stay as written
 
-def _closing_dollar(text: str, i: int) -> int:
-    """Index of the `$` closing math opened before `i` (or of `$$` display math), or -1."""
-    display = text.startswith("$", i)
-    if display:
-        end = text.find("$$", i + 1)
-        return end + 1 if end >= 0 else -1
-    while i < len(text):
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "$":
-            return i
-        i += 1
-    return -1
+    return _ESCAPE_TOKEN.sub(replace, text), unmatched

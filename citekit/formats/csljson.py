@@ -55,13 +55,16 @@ class Rule:
 
 
 def _rich_in(value: str) -> tuple[Text, Problems]:
-    if "<" not in value and "&" not in value:  # fast path: no markup, no entities
+    # CSL-JSON has no character entities: citeproc-js and Zotero print "&amp;" as it stands.
+    # So a value without a tag is taken as it is, `&` included (the fast path for most values).
+    if "<" not in value:
         return value, ()
     return markup.from_csl(value)
 
 
 def _rich_out(value: Text) -> str:
-    return markup.to_csl(value)
+    # A plain string is written as it is, for the same reason; only markup goes through to_csl.
+    return value if isinstance(value, str) else markup.to_csl(value)
 
 
 def _verbatim_in(value: str) -> tuple[Text, Problems]:

@@ -1,0 +1,16 @@
+"""Options and markers shared by the whole test suite (markers are declared in pyproject.toml).
+
+Keep this file small: one block per option, each saying who uses it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("citekit")
+    # tests/consumers: the large corpus file (biber-tugboat.bib, 3,644 entries) goes through
+    # the LaTeX/biber/citeproc consumers as a 1-in-10 sample unless `full` is asked for.
+    group.addoption("--large-corpus", choices=("sample", "full"), default="sample",
+                    help="consumer tests: run a sample (default) or all of a large corpus file")

@@ -1,0 +1,1 @@
+"""Consumer tests: real programs (bibtex, biber, citeproc, rispy) judge citekit's output."""

@@ -1,0 +1,210 @@
+"""What the consumer tests tolerate, decided in one place.
+
+Every consumer error fails a test. A warning is tolerated only when it is on an allow-list below
+AND a cross-check against citekit's own model shows the warning is about the input, not about
+citekit: "empty journal in k" passes only if the model of entry k has no container title either,
+so a field citekit dropped or mis-mapped is still caught. Everything not listed here fails.
+Imports the model only to read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from citekit.model import Bibliography, Entry
+
+from .harness import ConsumerResult, Message
+
+# ---------------------------------------------------------------------------------------------
+# Does the model hold a value for the field a consumer says is empty?
+# ---------------------------------------------------------------------------------------------
+
+
+def _names(role: str) -> Callable[[Entry], bool]:
+    return lambda e: any(not n.others for n in e.names.get(role, []))
+
+
+def _fields(*names: str) -> Callable[[Entry], bool]:
+    return lambda e: any(e.get(n).strip() for n in names)
+
+
+def _year(e: Entry) -> bool:
+    issued = e.dates.get("issued")
+    return issued is not None and issued.year is not None
+
+
+# BibTeX / biblatex field name -> "the model has this information". A field missing here makes
+# any "empty X" warning about it fail: add it only with the canonical field it maps to.
+FIELD_IN_MODEL: dict[str, Callable[[Entry], bool]] = {
+    "author": _names("author"),
+    "editor": _names("editor"),
+    "title": _fields("title"),
+    "journal": _fields("container-title"),
+    "journaltitle": _fields("container-title"),
+    "booktitle": _fields("container-title"),
+    "year": _year,
+    "date": _year,
+    "publisher": _fields("publisher"),
+    "school": _fields("publisher"),
+    "institution": _fields("publisher"),
+    "chapter": _fields("chapter-number"),
+    "pages": _fields("page"),
+    "volume": _fields("volume"),
+    "number": _fields("number", "issue"),
+    "url": _fields("URL"),
+    "note": _fields("note"),
+    "eprint": _fields("arxiv", "eprint"),
+}
+
+
+def _split_fields(detail: str) -> list[str]:
+    """'author and editor' / 'date, year' / 'author, editor, or key' -> field names."""
+    words = detail.replace(",", " ").replace(" and ", " ").replace(" or ", " ").split()
+    return [w.strip("'").lower() for w in words if w not in ("and", "or")]
+
+
+def _all_absent(detail: str, entry: Entry) -> bool:
+    names = [n for n in _split_fields(detail) if n != "key"]  # `key` is never in the model
+    return bool(names) and all(n in FIELD_IN_MODEL and not FIELD_IN_MODEL[n](entry)
+                               for n in names)  # fmt: skip
+
+
+def _all_present(detail: str, entry: Entry) -> bool:
+    names = _split_fields(detail)
+    return bool(names) and all(n in FIELD_IN_MODEL and FIELD_IN_MODEL[n](entry) for n in names)
+
+
+def _is_extra(detail: str, entry: Entry) -> bool:
+    """The field came in unknown and is written back as it was (never dropped): allowed."""
+    return any(x.name.lower() == detail.lower() for x in entry.extra)
+
+
+# ---------------------------------------------------------------------------------------------
+# The allow-lists
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a rule may consult: the entries by written key, and every key the input had."""
+
+    entries: dict[str, Entry]
+    input_keys: frozenset[str]  # keys and original keys, lower-cased
+
+    def entry(self, key: str) -> Entry | None:
+        return self.entries.get(key) or self.entries.get(key.lower())
+
+
+Rule = Callable[[Message, Entry | None, Context], bool]
+
+
+def _with_entry(check: Callable[[str, Entry], bool]) -> Rule:
+    return lambda m, e, _ctx: e is not None and check(m.detail, e)
+
+
+def _dangling_in_input(m: Message, _e: Entry | None, ctx: Context) -> bool:
+    # A crossref to a key the input never had is the input's own dangling reference, kept as
+    # written. A target that existed (even under a key citekit renamed) must be found.
+    return m.detail.lower() not in ctx.input_keys
+
+
+# bibtex (plain, plainnat): the style's checks for required fields, and nothing else.
+BIBTEX_WARNINGS: dict[str, Rule] = {
+    "empty-field": _with_entry(_all_absent),
+    "both-fields": _with_entry(_all_present),  # "can't use both author and editor fields"
+    "number-without-series": _with_entry(lambda _d, e: not e.get("collection-title")),
+    "sort-key-missing": _with_entry(lambda _d, e: not (_names("author")(e)
+                                                       or _names("editor")(e))),
+    "missing-entry": _dangling_in_input,
+}  # fmt: skip
+
+# biber (in a biblatex compile and in --tool --validate-datamodel)
+BIBER_WARNINGS: dict[str, Rule] = {
+    "missing-mandatory": _with_entry(_all_absent),
+    "invalid-field": _with_entry(_is_extra),
+    "field-not-for-type": _with_entry(_is_extra),
+    "missing-entry": _dangling_in_input,
+}
+
+# TeX runs: warnings (fonts, boxes, glyphs a font lacks) are about typesetting, not about the
+# .bib, and are not judged. Errors are, with one exception: in the `bibtex` dialect a character
+# with no LaTeX form stays UTF-8 by design, with a warning from citekit naming it; pdflatex then
+# cannot typeset it. That error is tolerated only for characters citekit warned about.
+TEX_JUDGED_WARNINGS: frozenset[str] = frozenset()
+
+
+def context_for(bib: Bibliography, full: Bibliography | None = None) -> Context:
+    """Entries by key for `bib` (as written); input keys from `full` (defaults to `bib`)."""
+    entries: dict[str, Entry] = {}
+    for entry in bib.entries:
+        entries.setdefault(entry.key, entry)
+        entries.setdefault(entry.key.lower(), entry)
+    keys = {k.lower() for e in (full or bib).entries for k in (e.key, e.original_key) if k}
+    return Context(entries, frozenset(keys))
+
+
+def unexpected(result: ConsumerResult, ctx: Context, rules: dict[str, Rule], *,
+               warned_chars: Iterable[str] = ()) -> list[str]:  # fmt: skip
+    """The messages of `result` that the rules do not excuse, rendered for an assertion."""
+    chars = set(warned_chars)
+    problems: list[str] = []
+    for m in result.errors:
+        if m.code == "unicode-char" and m.detail in chars:
+            continue
+        problems.append(f"error [{m.code}] {m.text}")
+    for m in result.warnings:
+        if m.code in ("latex-warning", "missing-glyph") and m.code not in TEX_JUDGED_WARNINGS:
+            continue
+        rule = rules.get(m.code)
+        if rule is None or not rule(m, ctx.entry(m.key), ctx):
+            problems.append(f"warning [{m.code}] {m.text}")
+    return problems
+
+
+def chars_citekit_warned_about(diagnostics: Iterable[object], text: str) -> set[str]:
+    """Non-ASCII characters of `text` that some write warning of citekit's names."""
+    messages = [d.message for d in diagnostics if getattr(d, "severity", "") == "warning"]
+    found = {c for c in set(text) if ord(c) > 127}
+    return {c for c in found if any(c in msg for msg in messages)}
+
+
+# ---------------------------------------------------------------------------------------------
+# citeproc-py
+# ---------------------------------------------------------------------------------------------
+
+# Defects of citeproc-py 0.11 on VALID CSL-JSON, matched exactly (exception, function, message).
+# A known defect is tolerated only for items that citeproc-js renders without error.
+CITEPROC_PY_DEFECTS: dict[str, str] = {
+    "AttributeError@process: 'String' object has no attribute 'parts'":
+        "citeproc-py lists only some CSL name variables (no director, reviewed-author, ...); "
+        "another name variable reaches <names> as a string (citeproc/__init__.py NAMES)",
+    "TypeError@render_date_range: 'NoneType' object is not callable":
+        "citeproc-py joins a date range with a delimiter it never set when a style renders "
+        "only part of the range (model.py render_date_range; ieee.csl triggers it)",
+}  # fmt: skip
+
+
+def citeproc_py_defect(m: Message) -> str | None:
+    """Why `m` is a known citeproc-py defect, or None."""
+    if m.code != "exception":
+        return None
+    for signature, reason in CITEPROC_PY_DEFECTS.items():
+        where, message = signature.split(": ", 1)
+        if m.detail == where and message in m.text:
+            return reason
+    return None
+
+
+def csl_variable_names(schema: dict) -> frozenset[str]:
+    """Every variable the CSL-JSON schema defines for an item."""
+    return frozenset(schema["items"]["properties"])
+
+
+def unsupported_but_valid(m: Message, variables: frozenset[str]) -> bool:
+    """citeproc-py warns about variables it does not know; fine when the schema defines them."""
+    if m.code != "unsupported-variable":
+        return False
+    names = [n.strip() for n in m.detail.split(",") if n.strip()]
+    lowered = {v.lower() for v in variables}
+    return bool(names) and all(n.replace("_", "-").lower() in lowered for n in names)

@@ -316,6 +316,9 @@ def parse_bibtex_date(
 
 
 def _year_text(year: int) -> str:
+    """Four-digit (signed) year; longer years take EDTF's `Y` prefix (`Y17000002`)."""
+    if abs(year) > 9999:
+        return f"Y{year}"
     return f"-{abs(year):04d}" if year < 0 else f"{year:04d}"
 
 

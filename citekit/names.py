@@ -318,7 +318,9 @@ def _parse_one(name: str, problems: list[str], useprefix: bool | None) -> Name |
         return None
     if text == "others":
         return OTHERS
-    if _is_one_group(text) and not text.startswith("{\\"):
+    # One brace group is a corporate name, unless it is a lone special character (`{\O}`);
+    # `{\LaTeX{} Project Team}` starts with a command but is still a name of several words.
+    if _is_one_group(text) and (not text.startswith("{\\") or _SPACE_RUN.search(text)):
         literal = _norm(_decode(text[1:-1]))
         if not literal:
             problems.append("empty braced name in name list")

@@ -222,6 +222,8 @@ def test_bibtex_year_month_day(
         (Date(2003, season=1), "2003-21", "2003", None),
         (Date(-379, 2), "-0379-02", "-379", "feb"),
         (Date(850), "0850", "850", None),
+        (Date(17000002), "Y17000002", "17000002", None),
+        (Date(-17000002), "Y-17000002", "-17000002", None),
         (Date(literal="to appear"), "to appear", "to appear", None),
     ],
 )

@@ -472,3 +472,13 @@ def test_capitalised_particle_without_given_stays_one_unit() -> None:
     text = format_bibtex_name(Name(family="Gaulle", given="Charles", particle="De"), ascii=False)
     assert text == "De Gaulle, Charles"
     assert one(text) == Name(family="De Gaulle", given="Charles")
+
+
+def test_one_group_starting_with_a_command_is_still_a_corporate_name() -> None:
+    assert one("{\\LaTeX{} Project Team}") == Name(literal="LaTeX Project Team")
+    assert one("{{\\TeX} Development Fund committee}") == Name(
+        literal="TeX Development Fund committee"
+    )
+    # a lone special character is a one-letter last name, as in BibTeX
+    assert one("{\\O}") == Name(family="Ø")
+    assert one("{\\O}ster, Jan") == Name(family="Øster", given="Jan")

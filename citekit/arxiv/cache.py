@@ -85,6 +85,12 @@ class ArxivCache:
             self.problems.append(f"cache {self.path} was unreadable ({exc}); moved to {aside}")
             return _open_db(self.path)
 
+    @classmethod
+    def in_dir(cls, folder: Path | str | None, **options: Any) -> ArxivCache:
+        """The cache file inside `folder` (`--cache-dir`), or in the platform's default place."""
+        path = Path(folder) / default_cache_path().name if folder else default_cache_path()
+        return cls(path, **options)
+
     def close(self) -> None:
         self._db.close()
 
@@ -120,12 +126,18 @@ class ArxivCache:
     def _get(self, key: str) -> Cached:
         if self.mode == "refresh":
             return _MISS
-        row = self._db.execute("SELECT stored, value FROM answers WHERE key = ?", (key,)).fetchone()
+        try:
+            row = self._db.execute(
+                "SELECT stored, value FROM answers WHERE key = ?", (key,)
+            ).fetchone()
+            payload = json.loads(row[1]) if row is not None else None
+        except (sqlite3.Error, ValueError) as exc:
+            # a locked or damaged cache costs requests, never the run
+            self._problem(f"cache {self.path} could not be read ({exc}); asking arXiv instead")
+            return _MISS
         if row is None:
             return _MISS
-        stored, value = row
-        payload = json.loads(value)
-        age = self._now() - stored
+        age = self._now() - row[0]
         limit = self.absent_max_age if payload is None else self.max_age
         if self.mode != "offline" and not 0 <= age <= limit:
             return _MISS
@@ -140,10 +152,22 @@ class ArxivCache:
         rows = [(key, now, json.dumps(None if recs is None else [record_to_json(r) for r in recs],
                                       ensure_ascii=False))
                 for key, recs in items]  # fmt: skip
-        with self._db:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO answers (key, stored, value) VALUES (?, ?, ?)", rows
-            )
+        try:
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO answers (key, stored, value) VALUES (?, ?, ?)", rows
+                )
+        except sqlite3.Error as exc:
+            self._problem(f"cache {self.path} could not be written ({exc}); answers not kept")
+
+    def take_problems(self) -> list[str]:
+        """Problems met since the last call (each reported once, as one diagnostic)."""
+        taken, self.problems = self.problems, []
+        return taken
+
+    def _problem(self, message: str) -> None:
+        if message not in self.problems:
+            self.problems.append(message)
 
 
 def _open_db(path: Path) -> sqlite3.Connection:

@@ -146,8 +146,6 @@ class _Run:
         self._requests0 = client.stats.requests if client else 0
         self._waited0 = client.stats.waited if client else 0.0
         self.diagnostics: list[Diagnostic] = []
-        if cache is not None:
-            self.diagnostics.extend(warning("arxiv.cache", p) for p in cache.problems)
 
     @property
     def can_ask(self) -> bool:
@@ -412,6 +410,9 @@ def _merge(run: _Run, entry: Entry, record: ArxivRecord, how: str) -> Entry:
 
 
 def _summarise(run: _Run, total: int) -> None:
+    if run.cache is not None:
+        problems = run.cache.take_problems()
+        run.diagnostics.extend(warning("arxiv.cache", p, source="arXiv") for p in problems)
     left = total - run.stats.matched - run.stats.not_matched - run.stats.ambiguous
     left -= total - run.stats.by_id - run.stats.by_title  # entries never looked up
     if run.failure:
@@ -481,6 +482,9 @@ def fetch_entries(
         else:
             unanswered += 1
     run.sync()
+    if cache is not None:
+        problems = cache.take_problems()
+        run.diagnostics.extend(warning("arxiv.cache", p, source="arXiv") for p in problems)
     if run.failure:
         run.diagnostics.append(
             error("arxiv.unavailable", f"arXiv could not be reached: {run.failure}", source="arXiv")

@@ -20,7 +20,7 @@ from .atom import ArxivRecord
 from .ids import parse_arxiv_id
 from .match import name_key, normalize_title
 
-ChangeKind = Literal["filled", "kept", "replaced", "completed", "published", "normalized"]
+ChangeKind = Literal["filled", "kept", "replaced", "completed", "published", "normalized", "latex"]
 
 # CSL types that already name a venue: the 10.48550 preprint DOI never goes on them
 PUBLISHED_TYPES = frozenset(
@@ -99,6 +99,8 @@ class Change:
                 f"now the full list from arXiv ({self.new})",
                 **where,
             )
+        if self.kind == "latex":
+            return warning("arxiv.latex", f"{self.name} from arXiv: {self.new}", **where)
         if self.kind == "normalized":
             return info(
                 "arxiv.normalized",
@@ -114,11 +116,13 @@ def _short(value: str, limit: int = 80) -> str:
     return repr(value if len(value) <= limit else value[: limit - 1] + "…")
 
 
-def tex_text(value: str) -> Text:
-    """arXiv title/abstract text (TeX-flavoured) as citekit text; the fast path skips LaTeX."""
+def tex_text(value: str) -> tuple[Text, tuple[str, ...]]:
+    """arXiv title/abstract text (TeX-flavoured) as citekit text, and what could not be decoded;
+    the fast path skips LaTeX for the many values without any."""
     if not _TEX_SIGNS.search(value):
-        return value
-    return latex.decode(value).text
+        return value, ()
+    decoded = latex.decode(value)
+    return decoded.text, decoded.problems
 
 
 def record_names(record: ArxivRecord) -> list[Name]:
@@ -129,11 +133,22 @@ def _date(moment_year: int, month: int, day: int) -> Date:
     return Date(year=moment_year, month=month, day=day)
 
 
-def proposal(record: ArxivRecord, *, published: bool) -> tuple[dict[str, Text], dict[str, Date]]:
-    """What arXiv says, in canonical fields and dates (`published`: the published record)."""
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """What arXiv says, in canonical fields and dates, plus LaTeX problems per field."""
+
+    fields: dict[str, Text]
+    dates: dict[str, Date]
+    problems: dict[str, tuple[str, ...]]
+
+
+def proposal(record: ArxivRecord, *, published: bool) -> Proposal:
+    """What arXiv says about `record` (`published`: as the published record)."""
+    title, title_problems = tex_text(record.title)
+    abstract, abstract_problems = tex_text(record.summary)
     fields: dict[str, Text] = {
-        "title": tex_text(record.title),
-        "abstract": tex_text(record.summary),
+        "title": title,
+        "abstract": abstract,
         "arxiv": record.arxiv_id,
         "arxiv-version": str(record.version),
         "arxiv-class": record.primary_category,
@@ -161,7 +176,8 @@ def proposal(record: ArxivRecord, *, published: bool) -> tuple[dict[str, Text], 
             dates["issued"] = Date(year=ref.year)
         else:
             fields["container-title"] = record.journal_ref
-    return fields, dates
+    problems = {"title": title_problems, "abstract": abstract_problems}
+    return Proposal(fields, dates, {k: v for k, v in problems.items() if v})
 
 
 def _same(name: str, old: Text, new: Text) -> bool:
@@ -187,7 +203,8 @@ def merge_record(
     """`entry` with `record` merged in, and every decision taken."""
     published = prefer_published and bool(record.doi or record.journal_ref)
     published = published and entry.type not in PUBLISHED_TYPES
-    fields_in, dates_in = proposal(record, published=published or entry.type in PUBLISHED_TYPES)
+    said = proposal(record, published=published or entry.type in PUBLISHED_TYPES)
+    fields_in, dates_in = said.fields, said.dates
     fields = dict(entry.fields)
     dates = dict(entry.dates)
     names = {role: list(ns) for role, ns in entry.names.items()}
@@ -218,6 +235,10 @@ def merge_record(
         changes.append(Change("DOI", "replaced", plain(fields.pop("DOI")), ""))
     _merge_dates(dates_in, dates, changes, overwrite=overwrite or published)
     _merge_authors(record, names, changes, overwrite=overwrite)
+    taken = {c.name for c in changes if c.kind in ("filled", "replaced")}
+    for name, problems in said.problems.items():
+        if name in taken:
+            changes.extend(Change(name, "latex", "", problem) for problem in problems)
     links = _with_link(fields.get("links"), record.pdf_url)
     if links is not None:
         fields["links"] = links

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from localarxiv import FakeClock, LocalArxiv, Scripted
+from localarxiv import FIXTURES, FakeClock, LocalArxiv, Scripted
 
 from citekit.arxiv.cache import ArxivCache
 from citekit.arxiv.client import ArxivClient
@@ -337,3 +337,23 @@ def test_or_ed_titles_fall_back_when_the_page_is_full(
                            policy=EnrichPolicy(titles_per_request=2, max_candidates=1))  # fmt: skip
     assert len(server.requests) == 3  # the page was full: each title asked again on its own
     assert [e.get("arxiv") for e in tight.entries] == ["1605.08386", "1005.5383"]
+
+
+def test_tex_arxiv_cannot_decode_is_kept_and_reported(
+    server: LocalArxiv, make_client: Make
+) -> None:
+    body = (
+        (FIXTURES / "arxivpy-2026-id-single-1605.08386.xml")
+        .read_bytes()
+        .replace(
+            b"<title>Heat-bath random walks with Markov bases</title>",
+            b"<title>Heat-bath random walks with \\frobnicate{Markov} bases</title>",
+        )
+    )
+    server.queue(Scripted(200, body, {"Content-Type": "application/atom+xml"}))
+    result = enrich_entries([entry("s", arxiv="1605.08386")], client=make_client())
+    (out,) = result.entries
+    assert "\\frobnicate" in str(out.fields["title"])  # kept verbatim, never dropped
+    latex = [d for d in result.diagnostics if d.code == "arxiv.latex"]
+    assert len(latex) == 1 and latex[0].severity == "warning"
+    assert latex[0].message.startswith("title from arXiv: ")

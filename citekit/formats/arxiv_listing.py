@@ -24,6 +24,7 @@ from ..model import (
     Rejected,
     Text,
     make_text,
+    plain,
 )
 from ..names import parse_display_name
 
@@ -325,14 +326,22 @@ def _read_unit(
     marker_match = _MARKER.fullmatch(unit.marker.text)
     assert marker_match is not None
     out = bib.diagnostics
-    title_line = unit.body[0]
-    title, title_links = _decode_field(title_line, "title", source, out)
-    fields: dict[str, Text] = {"title": title}
-    links = list(title_links)
-    if len(unit.body) > 1:
-        abstract, abstract_links = _decode_field(unit.body[1], "abstract", source, out)
-        fields["abstract"] = abstract
-        links.extend(abstract_links)
+    fields: dict[str, Text] = {}
+    links: list[str] = []
+    for name, line in zip(("title", "abstract"), unit.body, strict=False):
+        value, found = _decode_field(line, name, source, out)
+        links.extend(found)
+        if plain(value).strip():
+            fields[name] = value
+        else:
+            out.append(
+                warning(
+                    f"{NAME}.empty-{name}",
+                    f"{name} '{line.text}' holds no text once decoded; the entry has no {name}",
+                    source=source,
+                    line=line.number,
+                )
+            )
     fields["publisher"] = PUBLISHER
     extra: list[Extra] = []
     if unit.category is not None:

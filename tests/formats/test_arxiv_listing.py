@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citekit.formats import arxiv_listing
 from citekit.formats.arxiv_listing import count_records, read, sniff
@@ -552,6 +554,17 @@ def test_characters_arxiv_uses_literally_are_not_latex() -> None:
     )
 
 
+def test_a_title_that_decodes_to_nothing_is_reported() -> None:
+    bib = read(HEADER + REC1.replace("First Title", "{\\relax}"), source="jane.txt")
+    assert "title" not in bib.entries[0].fields
+    assert [(d.severity, d.code, d.line, d.message) for d in bib.diagnostics][0] == (
+        "warning",
+        "arxiv-listing.empty-title",
+        11,
+        "title '{\\relax}' holds no text once decoded; the entry has no title",
+    )
+
+
 def test_unmatched_dollar_is_a_dollar_sign() -> None:
     bib = read(HEADER + REC1.replace("First abstract.", "It costs $5 per run."), source="j")
     assert bib.entries[0].fields["abstract"] == "It costs $5 per run."
@@ -680,3 +693,46 @@ def test_golden_model(name: str, request: pytest.FixtureRequest) -> None:
         golden.write_text(json.dumps(actual, ensure_ascii=False, indent=1) + "\n", "utf-8")
     assert golden.exists(), f"{golden} is missing: run with CITEKIT_UPDATE_GOLDEN=1 and review it"
     assert actual == json.loads(golden.read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Properties: any text, listing-shaped or not, reads without raising and conserves records
+# ---------------------------------------------------------------------------------------------
+
+_LISTING_LINES = st.sampled_from(
+    [
+        "",
+        "   ",
+        "arXiv subjects",
+        "Jane Doe",
+        "Publications and source records attributed to Jane Doe.",
+        "At least 3 recordsLinked to original sources",
+        "arXiv2024",
+        "arXiv 2023",
+        "arXiv20",
+        "A Title with $x_1$ and \\emph{this}",
+        "Abstract with 5% and https://github.com/a/b. and $unmatched",
+        "\\mathbb{E}(Y \\mid X) and {unbalanced",
+        "cs.LG↗",
+        "stat.ML↗ cs.AI↗",
+        "Computer Science↗",
+        "↗",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.one_of(_LISTING_LINES, st.text(max_size=40)), max_size=40),
+    newline=st.sampled_from(["\n", "\r\n", "\r"]),
+)
+def test_reading_never_raises_and_conserves_records(lines: list[str], newline: str) -> None:
+    text = newline.join(lines)
+    bib = read(text, source="h.txt")
+    assert count_records(text) == len(bib.entries) + len(bib.rejected)
+    for entry in bib.entries:
+        assert entry.origin is not None and entry.origin.line >= 1
+        title_reported = any(d.code == "arxiv-listing.empty-title" for d in bib.diagnostics)
+        assert entry.get("title").strip() or title_reported
+    for rejected in bib.rejected:
+        assert rejected.raw.strip()

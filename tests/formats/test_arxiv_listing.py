@@ -736,3 +736,85 @@ def test_reading_never_raises_and_conserves_records(lines: list[str], newline: s
         assert entry.get("title").strip() or title_reported
     for rejected in bib.rejected:
         assert rejected.raw.strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# The listings' LaTeX through the renderers every writer uses (latex.encode, markup)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_issue_cases_render_in_unicode_and_csl_without_text_commands() -> None:
+    from citekit.markup import to_csl, to_unicode
+
+    bethune, allauzen = read_listing("bethune"), read_listing("allauzen")
+    mix = entry_titled(bethune, "Mix, Don't Tune").fields["abstract"]
+    assert to_unicode(mix).endswith("from a small proxy model via μP.")
+    cdq = entry_titled(allauzen, "Conditional Distribution").fields["abstract"]
+    assert to_unicode(cdq).startswith("Conditional expectation 𝔼(Y ∣ X) often fails")
+    assert "distributions ℒ(Y ∣ X). To address this" in to_unicode(cdq)
+    dsl = entry_titled(bethune, "Deep Sturm")
+    assert "we introduce <i>Deep Sturm–Liouville</i> (DSL)" in to_csl(dsl.fields["abstract"])
+    assert "we introduce Deep Sturm–Liouville (DSL)" in to_unicode(dsl.fields["abstract"])
+    for entry in bethune.entries + allauzen.entries:
+        for value in entry.fields.values():
+            for rendered in (to_unicode(value), to_csl(value)):
+                assert "\\emph" not in rendered and "\\texttt" not in rendered
+                assert "\\textit" not in rendered
+
+
+def test_bare_math_is_wrapped_in_ensuremath_for_bibtex() -> None:
+    from citekit.latex import encode
+
+    cdq = entry_titled(read_listing("allauzen"), "Conditional Distribution").fields["abstract"]
+    tex, problems = encode(cdq, ascii=True)
+    assert tex.startswith(
+        "Conditional expectation \\ensuremath{\\mathbb{E}}(Y \\ensuremath{\\mid} X) often fails"
+    )
+    assert problems == ()
+
+
+_LATEX_DOC = r"""\documentclass{article}
+\usepackage[T1]{fontenc}
+\usepackage[utf8]{inputenc}
+\usepackage{lmodern}
+\usepackage{textcomp}
+\usepackage{amsmath,amssymb}
+\usepackage{url}
+\begin{document}
+%s
+\end{document}
+"""
+
+
+@pytest.mark.consumer
+def test_every_title_and_abstract_compiles_with_pdflatex(tmp_path: Path) -> None:
+    """Bibliography styles do not typeset abstracts, so the .bib consumer checks never compile
+    them: typeset every encoded title and abstract of both listings directly."""
+    import shutil
+    import subprocess
+
+    from citekit.latex import encode
+
+    if shutil.which("pdflatex") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("pdflatex is required in CI")
+        pytest.skip("pdflatex not installed")
+    paragraphs = []
+    for name in LISTINGS:
+        for entry in read_listing(name).entries:
+            for field in ("title", "abstract"):
+                tex, problems = encode(entry.fields[field], ascii=True)
+                assert problems == (), (name, entry.get("title"))
+                paragraphs.append(f"% {name}:{entry.origin.line if entry.origin else 0}\n{tex}\n")
+    (tmp_path / "main.tex").write_text(_LATEX_DOC % "\n".join(paragraphs), encoding="utf-8")
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    log = (tmp_path / "main.log").read_text(encoding="utf-8", errors="replace")
+    errors = [line for line in log.splitlines() if line.startswith("!")]
+    assert run.returncode == 0 and errors == [], errors

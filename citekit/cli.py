@@ -148,6 +148,36 @@ def check(**opts: Any) -> None:
     _run_convert(opts, check_only=True)
 
 
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("ids", nargs=-1, required=True, metavar="ID_OR_URL...")
+@click.option("--to", "to_format", type=click.Choice(WRITE_FORMATS), default="bibtex",
+              show_default=True, help="Output format.")
+@click.option("-o", "--output", default=io.STDIO, metavar="FILE",
+              help="Write here (atomically) instead of stdout.")
+@click.option("--prefer-published", is_flag=True,
+              help="Show the published version when arXiv knows it.")
+@key_options
+@report_options
+@arxiv_options
+def arxiv(**opts: Any) -> None:
+    """Print entries for arXiv ids or URLs (2101.00001, hep-th/9901001v2, arxiv.org/abs/...)."""
+    from .enrichment import ArxivSettings, fetch_conversion
+
+    pattern = opts.get("key_pattern")
+    if pattern:
+        _validate_pattern(pattern)
+    conversion = fetch_conversion(
+        list(opts["ids"]),
+        ArxivSettings.from_options(opts),
+        to_format=opts["to_format"],
+        key_options=KeyOptions(keep_keys=opts["keep_keys"], pattern=pattern),
+        progress=_wants_progress(opts),
+    )
+    wrote = conversion.text is not None and _write_outputs(conversion, opts["output"], opts)
+    _print_report(conversion.report, quiet=opts["quiet"])
+    sys.exit(_exit_code(conversion.report, wrote=wrote, fail_on=opts["fail_on"]))
+
+
 @cli.command("formats")
 def formats_command() -> None:
     """List the formats citekit reads and writes."""
@@ -190,6 +220,8 @@ def _run_convert(opts: dict[str, Any], *, check_only: bool = False) -> None:
     if pattern:
         _validate_pattern(pattern)
     write_options = WriteOptions(omit=opts["omit"], protect=opts["protect"])
+    if not opts.get("enrich") and any(opts.get(o) for o in ("overwrite", "prefer_published")):
+        raise click.UsageError("--overwrite and --prefer-published go with --enrich")
     enrich = _make_enricher(opts) if opts.get("enrich") else None
     from .pipeline import convert as run
 
@@ -240,9 +272,13 @@ def _validate_pattern(pattern: str) -> None:
 
 
 def _make_enricher(opts: dict[str, Any]) -> Callable[..., None]:
-    from .enrichment import make_enricher
+    from .enrichment import ArxivSettings, make_enricher
 
-    return make_enricher(opts, progress=not opts["quiet"] and sys.stderr.isatty())
+    return make_enricher(ArxivSettings.from_options(opts), progress=_wants_progress(opts))
+
+
+def _wants_progress(opts: dict[str, Any]) -> bool:
+    return not opts["quiet"] and sys.stderr.isatty()
 
 
 def _write_outputs(conversion: Conversion, output: str | None, opts: dict[str, Any]) -> bool:

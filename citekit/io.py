@@ -172,8 +172,10 @@ def write_atomic(path: str, text: str, *, backup: bool = False) -> None:
     the previous file is kept as `path~`. The previous file's permissions are kept.
     """
     if path == STDIO:
-        sys.stdout.write(text)
+        # bytes, not text: UTF-8 whatever the locale, and CRLF (RIS) passes through untouched
         sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.buffer.flush()
         return
     target = os.path.abspath(path)
     folder = os.path.dirname(target)

@@ -52,6 +52,7 @@ class EnrichStats:
     """Counts for the summary line and the progress bar."""
 
     entries: int = 0
+    skipped: int = 0  # neither an id nor a title worth searching (a journal paper with a DOI)
     by_id: int = 0
     by_title: int = 0
     matched: int = 0
@@ -289,7 +290,12 @@ def enrich_entries(
             query = title_query(entry.get("title"), authors[0] if authors else None)
             if query:
                 titled[index] = query
+            else:
+                run.stats.not_matched += 1
+                run.diagnostics.append(info("arxiv.no-match", "the title has no plain words to "
+                                            "search arXiv with", **_where(entry)))  # fmt: skip
     run.stats.by_id, run.stats.by_title = len(hits), len(titled)
+    run.stats.skipped = len(entries) - len(hits) - len(titled) - run.stats.not_matched
     run.tick(len(entries) - len(hits) - len(titled))
 
     known, refused = run.resolve_ids([h.arxiv_id.versioned for h in hits.values()])
@@ -413,8 +419,8 @@ def _summarise(run: _Run, total: int) -> None:
     if run.cache is not None:
         problems = run.cache.take_problems()
         run.diagnostics.extend(warning("arxiv.cache", p, source="arXiv") for p in problems)
-    left = total - run.stats.matched - run.stats.not_matched - run.stats.ambiguous
-    left -= total - run.stats.by_id - run.stats.by_title  # entries never looked up
+    stats = run.stats
+    left = total - stats.skipped - stats.matched - stats.not_matched - stats.ambiguous
     if run.failure:
         run.diagnostics.append(
             warning(

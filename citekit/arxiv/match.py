@@ -33,6 +33,7 @@ _GREEK_RE = re.compile(
     r"Upsilon|Phi|Psi|Omega)(?![A-Za-z])"
 )
 _ASCII_WORD_RE = re.compile(r"\A[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*\Z")
+_DASH_RE = re.compile(r"[\u2010-\u2015\u2212]")
 _EDGE_PUNCT = ".,:;!?\"'`()[]{}<>«»“”‘’"
 _AUTHOR_RE = re.compile(r"\A[A-Za-z]+(?: [A-Za-z]+)*\Z")
 
@@ -75,6 +76,7 @@ def title_similarity(a: str, b: str) -> float:
 
 def title_phrases(title: str) -> list[list[str]]:
     """The title as runs of lower-case ASCII words safe to quote in `ti:"..."`."""
+    title = _DASH_RE.sub("-", title)  # Sturm–Liouville searches like Sturm-Liouville
     # math is glued to its neighbours (`$\mu$P`) so that a word touching it is left out too
     text = _MATH_RE.sub("\x00", title)
     # `\emph{...}` keeps its argument as words; other commands (`\"o`) spoil their word

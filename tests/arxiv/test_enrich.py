@@ -265,8 +265,11 @@ def test_title_search_only_where_it_can_help(server: LocalArxiv, make_client: Ma
                     Name(family="Del Maestro"), type="article-journal",
                     DOI="10.1103/PhysRevB.71.184511")  # fmt: skip
     untitled = entry("u")
-    result = enrich_entries([journal, untitled], client=make_client())
-    assert server.requests == [] and result.entries == [journal, untitled]
+    only_math = entry("m", "$E=mc^2$", STANLEY)
+    result = enrich_entries([journal, untitled, only_math], client=make_client())
+    assert server.requests == [] and result.entries == [journal, untitled, only_math]
+    assert (result.stats.skipped, result.stats.not_matched) == (2, 1)
+    assert [(d.code, d.key) for d in result.diagnostics] == [("arxiv.no-match", "m")]
     everything = enrich_entries([journal], client=make_client(),
                                 policy=EnrichPolicy(title_search="all"))  # fmt: skip
     assert len(server.requests) == 1 and everything.stats.matched == 1

@@ -46,6 +46,7 @@ Make = Callable[..., ArxivClient]
             'ti:"scaling" AND ti:"with" AND ti:"which tokens and more"',
         ),
         ("0", Name(family="Nguyen"), 'ti:"0" AND au:nguyen'),
+        ("Deep Sturm–Liouville: From", None, 'ti:"deep sturm liouville from"'),
         ("$x$", None, ""),
         (
             "A very long title with many many words that goes on and on beyond twelve words",

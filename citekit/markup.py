@@ -138,9 +138,10 @@ def from_csl(value: str) -> tuple[Text, tuple[str, ...]]:
         last = match.end()
         closing, tag, attributes, self_closing = match.groups()
         tag = tag.lower()
-        if closing:
+        known = tag in _SIMPLE_TAGS or tag == "span"
+        if closing and known:
             _close(stack, tag, match.group(), problems)
-        elif tag in _SIMPLE_TAGS or tag == "span":
+        elif known:
             if self_closing:
                 continue
             kind = _span_kind(tag, attributes)

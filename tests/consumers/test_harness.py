@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from . import harness, policy
+from .expected import APA_CITATIONS, APA_HTML, IEEE_TEXT
 from .harness import (
     Message,
     biber_tool,
@@ -327,29 +328,6 @@ def test_invalid_csl_is_caught(item, path_start, require):
 def test_csl_that_is_not_json_is_caught(require):
     require("csl-schema")
     assert [m.code for m in validate_csl("[{").errors] == ["json"]
-
-
-# What citeproc-js 2.4.63 renders for GOOD_CSL (checked by hand against APA 7 and IEEE).
-APA_HTML = [
-    "Dijkstra, E. W. (1968). Go to statement considered harmful. In J. Smith Jr. (Ed.), "
-    "<i>Proceedings of the ACM Conference</i> (pp. 10–20). ACM.",
-    "Knuth, D. E. (1984). Literate programming. <i>The Computer Journal</i>, <i>27</i>(2), "
-    "97–111. https://doi.org/10.1093/comjnl/27.2.97",
-    "van der Berg, J., &#38; Müller, H. (2020). <i>Folding DNA with "
-    "<span style=\"font-style:normal;\">in vitro</span> assays</i>. Springer.",
-    "World Health Organization. (2016). <i>Global report on diabetes</i>. WHO Press.",
-]
-APA_CITATIONS = ["(Knuth, 1984)", "(van der Berg & Müller, 2020)",
-                 "(World Health Organization, 2016)", "(Dijkstra, 1968)"]  # fmt: skip
-IEEE_TEXT = [
-    "[1] D. E. Knuth, “Literate programming,” The Computer Journal, vol. 27, no. 2, "
-    "pp. 97–111, May 1984, doi: 10.1093/comjnl/27.2.97.",
-    "[2] J. van der Berg and H. Müller, Folding DNA with in vitro assays. Berlin: Springer, "
-    "2020.",
-    "[3] World Health Organization, “Global report on diabetes,” WHO Press, Geneva, 2016.",
-    "[4] E. W. Dijkstra, “Go to statement considered harmful,” in Proceedings of the ACM "
-    "Conference, J. Smith Jr., Ed., New York: ACM, 1968, pp. 10–20.",
-]
 
 
 def test_citeproc_js_renders_good_csl_in_author_date_and_numeric_styles(require):

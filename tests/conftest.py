@@ -14,3 +14,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     # the LaTeX/biber/citeproc consumers as a 1-in-10 sample unless `full` is asked for.
     group.addoption("--large-corpus", choices=("sample", "full"), default="sample",
                     help="consumer tests: run a sample (default) or all of a large corpus file")
+    # tests/formats/test_bibtex.py: rewrite the golden files in tests/golden/bibtex from the
+    # current output instead of comparing against them (review the diff before committing).
+    group.addoption("--update-golden", action="store_true", default=False,
+                    help="rewrite golden files (tests/golden/...) instead of comparing")

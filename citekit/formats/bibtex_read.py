@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -487,6 +488,13 @@ class _Inheritance:
         for i, e in enumerate(entries):
             if e.key:
                 self.by_key.setdefault(e.key.casefold(), i)
+        # biblatex `ids` gives an entry alias keys that crossref and xdata may use
+        for i, e in enumerate(entries):
+            ids = e.first("ids")
+            if ids is not None:
+                for alias in _XDATA_SPLIT.split(ids.body.strip()):
+                    if alias:
+                        self.by_key.setdefault(alias.casefold(), i)
         self.state = [0] * len(entries)  # 0 new, 1 resolving, 2 done
 
     def run(self) -> None:
@@ -602,7 +610,7 @@ def _decode(body: str) -> latex.Decoded:
 
 
 _BLANKS = re.compile(r"\s+")
-_DASHES = re.compile(r"[^\S\n]*(?:-+|\u2013|\u2014|\u2212)[^\S\n]*")
+_DASHES = re.compile(r"[^\S\n]*[-\u2013\u2014\u2212]+[^\S\n]*")
 _ARXIV_VERSION = re.compile(r"^(.+?)v(\d+)$")
 _ARXIV_PREFIX = re.compile(r"^arxiv:\s*", re.IGNORECASE)
 
@@ -712,13 +720,22 @@ def _field_order(fields: dict[str, Text]) -> list[str]:
     return sorted(fields, key=lambda k: (_CANONICAL_RANK.get(k, len(_CANONICAL_RANK)), k))
 
 
+def _nfc(body: str) -> str:
+    """Composed Unicode, as LaTeX accents decode to: `e` + U+0301 and `\\'e` read the same."""
+    return (
+        body
+        if body.isascii() or unicodedata.is_normalized("NFC", body)
+        else (unicodedata.normalize("NFC", body))
+    )
+
+
 def _text(f: RawField, kind: str, where: dict[str, object], build: _Build) -> Text:
     body = f.body
     if kind == "verbatim":
         return body
     if kind == "page":
         body = _DASHES.sub("-", body.strip())
-    decoded = _decode(body)
+    decoded = _decode(_nfc(body))
     for problem in decoded.problems:
         build.diagnostics.append(_problem_diagnostic(problem, where, f.name))
     return decoded.text
@@ -726,7 +743,7 @@ def _text(f: RawField, kind: str, where: dict[str, object], build: _Build) -> Te
 
 def _names(f: RawField, where: dict[str, object], build: _Build) -> list[Name]:
     # BibTeX reads any run of blanks in a name list as one space (line breaks included)
-    parsed, problems = names.parse_bibtex_names(_BLANKS.sub(" ", f.body.strip()))
+    parsed, problems = names.parse_bibtex_names(_nfc(_BLANKS.sub(" ", f.body.strip())))
     for problem in problems:
         build.diagnostics.append(warning("bibtex.name", f"field {f.name}: {problem}", **where))
     return parsed

@@ -189,7 +189,9 @@ def _write_fields(w: _EntryWriter, etype: str, protect: bool) -> set[str]:
     entry, dialect = w.entry, w.options.dialect
     taken = _extra_names(entry)
     done: set[str] = set()
-    for rule in M.rules_for(entry.type):
+    # fields are named for the type the written entry reads back as (a periodical written as
+    # @misc in classic BibTeX gets @misc's field names), so a second write is byte-identical
+    for rule in M.rules_for(M.READ_TYPES.get(etype, entry.type)):
         value = entry.fields.get(rule.canonical)
         if value is None or rule.canonical in done:
             continue

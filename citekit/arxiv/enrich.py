@@ -360,7 +360,8 @@ def _apply_id(
         )
         return entry
     run.stats.matched += 1
-    return _merge(run, entry, record, f"by id {asked} (field {hit.field})")
+    how = f"by id {asked} (field {hit.field})"
+    return _merge(run, entry, record, how, cite_version=hit.arxiv_id.version is not None)
 
 
 def _apply_title(run: _Run, entry: Entry, candidates: tuple[ArxivRecord, ...]) -> Entry:
@@ -395,10 +396,13 @@ def _apply_title(run: _Run, entry: Entry, candidates: tuple[ArxivRecord, ...]) -
     return entry
 
 
-def _merge(run: _Run, entry: Entry, record: ArxivRecord, how: str) -> Entry:
-    merged, changes = merge_record(
-        entry, record, overwrite=run.policy.overwrite, prefer_published=run.policy.prefer_published
-    )
+def _merge(
+    run: _Run, entry: Entry, record: ArxivRecord, how: str, *, cite_version: bool = False
+) -> Entry:
+    policy = run.policy
+    merged, changes = merge_record(entry, record, overwrite=policy.overwrite,
+                                   prefer_published=policy.prefer_published,
+                                   cite_version=cite_version)  # fmt: skip
     where = _where(entry)
     run.diagnostics.extend(change.diagnostic(where) for change in changes)
     filled = [c.name for c in changes if c.kind == "filled"]
@@ -479,6 +483,7 @@ def fetch_entries(
             run.stats.matched += 1
             origin = Origin(f"arXiv:{key}", 0, "arxiv")
             out.append(record_entry(record, prefer_published=policy.prefer_published,
+                                    cite_version=found.version is not None,
                                     origin=origin))  # fmt: skip
         elif key in refused or key in known:  # refused by the API, or answered "no such paper"
             reason = refused.get(key, "arXiv has no such paper")

@@ -142,18 +142,25 @@ class Proposal:
     problems: dict[str, tuple[str, ...]]
 
 
-def proposal(record: ArxivRecord, *, published: bool) -> Proposal:
-    """What arXiv says about `record` (`published`: as the published record)."""
+def proposal(
+    record: ArxivRecord, *, published: bool, preprint: bool = False, cite_version: bool = False
+) -> Proposal:
+    """What arXiv says about `record`: as the published record (`published`), as a preprint
+    entry that names arXiv as its publisher (`preprint`), naming the version (`cite_version`:
+    only when the entry asked for one; an unversioned id cites the latest, as users expect)."""
     title, title_problems = tex_text(record.title)
     abstract, abstract_problems = tex_text(record.summary)
     fields: dict[str, Text] = {
         "title": title,
         "abstract": abstract,
         "arxiv": record.arxiv_id,
-        "arxiv-version": str(record.version),
         "arxiv-class": record.primary_category,
         "URL": record.abs_url,
     }
+    if cite_version:
+        fields["arxiv-version"] = str(record.version)
+    if preprint:
+        fields["publisher"] = "arXiv"  # Zotero's repository; docs/mapping.md §4
     if record.comment:
         fields["arxiv-comment"] = record.comment
     if record.journal_ref:
@@ -164,7 +171,7 @@ def proposal(record: ArxivRecord, *, published: bool) -> Proposal:
         fields["DOI"] = record.arxiv_doi  # the preprint's own DOI (Zotero does the same)
     p, u = record.published, record.updated
     # the year is v1's (as arXiv's own BibTeX export); the returned version's date is kept as
-    # `available-date`: when the version cited (arxiv-version) became available
+    # `available-date`: when the version cited (the latest, or arxiv-version) became available
     dates = {
         "issued": _date(p.year, p.month, p.day),
         "available-date": _date(u.year, u.month, u.day),
@@ -198,12 +205,23 @@ def _is_arxiv_doi(doi: str) -> bool:
 
 
 def merge_record(
-    entry: Entry, record: ArxivRecord, *, overwrite: bool = False, prefer_published: bool = False
+    entry: Entry,
+    record: ArxivRecord,
+    *,
+    overwrite: bool = False,
+    prefer_published: bool = False,
+    cite_version: bool = False,
 ) -> tuple[Entry, list[Change]]:
-    """`entry` with `record` merged in, and every decision taken."""
+    """`entry` with `record` merged in, and every decision taken.
+
+    `cite_version`: the entry named a version (`2101.00001v2`), so `arxiv-version` and the PDF
+    link name it too; otherwise they follow the latest version.
+    """
     published = prefer_published and bool(record.doi or record.journal_ref)
     published = published and entry.type not in PUBLISHED_TYPES
-    said = proposal(record, published=published or entry.type in PUBLISHED_TYPES)
+    said = proposal(record, published=published or entry.type in PUBLISHED_TYPES,
+                    preprint=not published and entry.type == "article",
+                    cite_version=cite_version)  # fmt: skip
     fields_in, dates_in = said.fields, said.dates
     fields = dict(entry.fields)
     dates = dict(entry.dates)
@@ -239,10 +257,11 @@ def merge_record(
     for name, problems in said.problems.items():
         if name in taken:
             changes.extend(Change(name, "latex", "", problem) for problem in problems)
-    links = _with_link(fields.get("links"), record.pdf_url)
+    pdf = record.pdf_url if cite_version else f"https://arxiv.org/pdf/{record.arxiv_id}"
+    links = _with_link(fields.get("links"), pdf)
     if links is not None:
         fields["links"] = links
-        changes.append(Change("links", "filled", "", record.pdf_url))
+        changes.append(Change("links", "filled", "", pdf))
     merged = entry.evolve(
         type=new_type, source_type=source_type, fields=fields, dates=dates, names=names
     )
@@ -358,11 +377,15 @@ def _with_link(links: Text | None, url: str) -> str | None:
 
 
 def record_entry(
-    record: ArxivRecord, *, prefer_published: bool = False, origin: Origin | None = None
+    record: ArxivRecord,
+    *,
+    prefer_published: bool = False,
+    cite_version: bool = False,
+    origin: Origin | None = None,
 ) -> Entry:
     """A new entry for `record` (the `citekit arxiv` command): a preprint (CSL `article`), or
     the published version when asked and arXiv knows one."""
-    merged, _ = merge_record(
-        Entry(type="article", origin=origin), record, prefer_published=prefer_published
-    )
+    start = Entry(type="article", origin=origin)
+    merged, _ = merge_record(start, record, prefer_published=prefer_published,
+                             cite_version=cite_version)  # fmt: skip
     return merged

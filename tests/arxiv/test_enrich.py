@@ -55,13 +55,13 @@ def test_by_id_fills_what_is_missing(server: LocalArxiv, make_client: Make,
         "title": "Heat-bath random walks with Markov bases",
         "arxiv": "1605.08386",
         "abstract": out.fields["abstract"],
-        "arxiv-version": "1",
         "arxiv-class": "math.CO",
         "URL": "https://arxiv.org/abs/1605.08386",
+        "publisher": "arXiv",
         "arxiv-comment": "20 pages, 3 figures",
         "DOI": "10.48550/arXiv.1605.08386",
-        "links": "https://arxiv.org/pdf/1605.08386v1",
-    }
+        "links": "https://arxiv.org/pdf/1605.08386",
+    }  # no arxiv-version: the entry cites the latest version, so it still does
     assert str(out.fields["abstract"]).startswith("Graphs on lattice points are studied")
     assert out.names["author"] == [STANLEY, WINDISCH]  # the user's names are kept
     assert out.dates == {"issued": Date(2016, 5, 26), "available-date": Date(2016, 5, 26)}
@@ -81,6 +81,14 @@ def test_by_id_fills_what_is_missing(server: LocalArxiv, make_client: Make,
         1,
         False,
     )
+
+
+def test_a_named_version_is_kept_and_linked(server: LocalArxiv, make_client: Make) -> None:
+    start = entry("blaha", URL="https://arxiv.org/abs/quant-ph/0201082v1")
+    (out,) = enrich_entries([start], client=make_client()).entries
+    assert out.get("arxiv") == "quant-ph/0201082" and out.get("arxiv-version") == "1"
+    assert out.get("links") == "https://arxiv.org/pdf/quant-ph/0201082v1"
+    assert out.get("URL") == "https://arxiv.org/abs/quant-ph/0201082v1"  # the user's URL stays
 
 
 def test_ids_cost_one_request_per_batch(server: LocalArxiv, make_client: Make) -> None:

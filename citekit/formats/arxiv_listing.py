@@ -101,25 +101,33 @@ def sniff(text: str) -> bool:
 
 def count_records(text: str) -> int:
     """Count records with a plain line scan, independently of `read`: one per `arXiv<YEAR>`
-    line, plus one per text that follows a category line without a year line of its own."""
+    line, plus one per text that follows a category line without a year line of its own.
+    A header line after records starts a new page; the name line just before it is header."""
     count = 0
-    in_body = False  # past the header
+    in_body = False  # past the page's header
     open_record = False  # a record has started and its category line has not come yet
+    previous, previous_opened = "", False
     for line in _LINE_BREAK.split(text.lstrip("\ufeff")):
         stripped = line.strip()
         if not stripped:
             continue
-        if _MARKER.fullmatch(stripped):
+        opened = False
+        if in_body and _starts_header(stripped):
+            if previous_opened and _names_author_of(previous, stripped):
+                count -= 1  # that "record" was the next page's name line
+            in_body = open_record = False
+        elif _MARKER.fullmatch(stripped):
             count += 1
             in_body = open_record = True
         elif not in_body:
-            continue
+            pass
         elif _is_category(stripped):
             count += 0 if open_record else 1
             open_record = False
         elif not open_record:
             count += 1
-            open_record = True
+            open_record = opened = True
+        previous, previous_opened = stripped, opened
     return count
 
 
@@ -144,9 +152,7 @@ class _Unit:
 
     @property
     def first(self) -> _Line:
-        if self.marker is not None:
-            return self.marker
-        return self.body[0] if self.body else self.category  # type: ignore[return-value]
+        return self.lines()[0]  # a unit always holds at least one line
 
     def lines(self) -> list[_Line]:
         head = [self.marker] if self.marker is not None else []
@@ -181,26 +187,61 @@ def read(text: str, *, source: str) -> Bibliography:
     lines = [
         _Line(number, raw.strip()) for number, raw in enumerate(raw_lines, start=1) if raw.strip()
     ]
-    start = next((i for i, line in enumerate(lines) if _MARKER.fullmatch(line.text)), len(lines))
-    header = _read_header(lines[:start], source, bib.diagnostics)
-    units = list(_split_units(lines[start:]))
+    for page in _split_pages(lines):
+        _read_page(page, raw_lines, source, bib)
+    return bib
+
+
+def _split_pages(lines: list[_Line]) -> list[list[_Line]]:
+    """Cut the lines into profile pages: a header line after records starts a new page (two
+    listings saved into one file keep their own authors and counts)."""
+    pages: list[list[_Line]] = [[]]
+    in_body = False
+    for line in lines:
+        if in_body and _starts_header(line.text):
+            page = pages[-1]
+            # without its "arXiv subjects" line, the new page's name line ended the old page
+            moved = [page.pop()] if page and _names_author_of(page[-1].text, line.text) else []
+            pages.append(moved)
+            in_body = False
+        if _MARKER.fullmatch(line.text):
+            in_body = True
+        pages[-1].append(line)
+    return pages
+
+
+def _starts_header(text: str) -> bool:
+    return text == _SUBJECTS or _ATTRIBUTED.fullmatch(text) is not None
+
+
+def _names_author_of(name_line: str, sentence: str) -> bool:
+    """`name_line` is the name in `sentence` ('Publications ... attributed to NAME.')."""
+    match = _ATTRIBUTED.fullmatch(sentence)
+    return match is not None and match.group(1).strip() in (name_line, name_line + ".")
+
+
+def _read_page(page: list[_Line], raw_lines: list[str], source: str, bib: Bibliography) -> None:
+    start = next((i for i, line in enumerate(page) if _MARKER.fullmatch(line.text)), len(page))
+    header = _read_header(page[:start], source, bib.diagnostics)
+    entries_before, rejected_before = len(bib.entries), len(bib.rejected)
+    units = list(_split_units(page[start:]))
     for index, unit in enumerate(units):
         unit_lines = unit.lines()
         # the record's own text, from its first to its last line as written
         raw = "\n".join(raw_lines[unit_lines[0].number - 1 : unit_lines[-1].number])
         _read_unit(unit, header, raw, source, bib, is_last=index == len(units) - 1)
-    _check_counts(header, len(units), source, bib)
-    if header.author is not None and bib.entries:
+    read_here = len(bib.entries) - entries_before
+    _check_counts(header, read_here, len(bib.rejected) - rejected_before, source, bib)
+    if header.author is not None and read_here:
         bib.diagnostics.append(
             info(
                 f"{NAME}.incomplete-authors",
                 f"the listing names only {header.author_text} as author of its "
-                f"{len(bib.entries)} record(s); each author list is marked incomplete (and others)",
+                f"{read_here} record(s); each author list is marked incomplete (and others)",
                 source=source,
                 line=header.author_line,
             )
         )
-    return bib
 
 
 def _read_header(lines: list[_Line], source: str, out: list[Diagnostic]) -> _Header:
@@ -453,7 +494,10 @@ def _split_classes(text: str) -> list[str]:
     return classes
 
 
-def _check_counts(header: _Header, found: int, source: str, bib: Bibliography) -> None:
+def _check_counts(
+    header: _Header, read_here: int, rejected_here: int, source: str, bib: Bibliography
+) -> None:
+    found = read_here + rejected_here
     if header.claimed is None:
         if found == 0:
             bib.diagnostics.append(
@@ -465,11 +509,11 @@ def _check_counts(header: _Header, found: int, source: str, bib: Bibliography) -
     if not header.at_least and found == header.claimed:
         return
     claim = f"at least {header.claimed}" if header.at_least else str(header.claimed)
-    read_part = f"{len(bib.entries)} read, {len(bib.rejected)} rejected"
     bib.diagnostics.append(
         warning(
             f"{NAME}.count-mismatch",
-            f"the header claims {claim} records but the listing holds {found} ({read_part})",
+            f"the header claims {claim} records but the listing holds {found} "
+            f"({read_here} read, {rejected_here} rejected)",
             source=source,
             line=header.claim_line,
         )

@@ -591,6 +591,31 @@ def test_urls_with_punctuation_commands_and_percent_escapes() -> None:
     )
 
 
+def test_two_listings_in_one_file_keep_their_own_authors_and_counts() -> None:
+    bethune = (SOURCES / "bethune.txt").read_text(encoding="utf-8")
+    allauzen = (SOURCES / "allauzen.txt").read_text(encoding="utf-8")
+    text = bethune + "\n\n" + allauzen
+    bib = read(text, source="both.txt")
+    assert count_records(text) == len(bib.entries) == 36 and bib.rejected == []
+    authors = [e.names["author"][0].family for e in bib.entries]
+    assert authors == ["Béthune"] * 18 + ["Allauzen"] * 18
+    assert [e.origin.line for e in bib.entries if e.origin][18] == 151 + 2 + 8
+    mismatches = [d.line for d in bib.diagnostics if d.code == "arxiv-listing.count-mismatch"]
+    assert mismatches == [7, 151 + 2 + 6]
+
+
+def test_a_second_page_without_its_subjects_line() -> None:
+    second = HEADER.replace("arXiv subjects\n\n", "").replace("Jane Doe", "John Roe") + REC2
+    text = HEADER + REC1 + second
+    bib = read(text, source="two.txt")
+    assert [(e.get("title"), e.names["author"][0].family) for e in bib.entries] == [
+        ("First Title", "Doe"),
+        ("Second Title", "Roe"),
+    ]
+    assert bib.rejected == []
+    assert count_records(text) == 2
+
+
 BROKEN = {
     "clean": HEADER + REC1 + REC2,
     "header-only": HEADER,
@@ -605,6 +630,9 @@ BROKEN = {
     "two-categories": HEADER + REC1 + "cs.CL↗\n\n" + REC2,
     "no-blank-lines": (HEADER + REC1 + REC2).replace("\n\n", "\n"),
     "run-together": HEADER + "arXiv2024\n\nA\n\nB\n\nC\n\nD\n\ncs.LG↗",
+    "two-pages": HEADER + REC1 + HEADER + REC2,
+    "second-page-no-subjects": HEADER + REC1 + HEADER.replace("arXiv subjects", "") + REC2,
+    "name-line-ends-record": HEADER + "arXiv2024\n\nT\n\nAbs\n\n" + HEADER[16:] + REC2,
 }
 
 

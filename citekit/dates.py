@@ -61,10 +61,13 @@ _EDTF_ONE = re.compile(
     r"(?P<time>T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?"
     r"(?P<flag>[~?%])?"
 )
+# A BibTeX year: three or more digits, or any signed number (a year BC); two digits alone are
+# left as text (never guess the century).
+_YEAR_NUMBER = r"(?:-\d+|\d{3,})"
 _YEAR_TEXT = re.compile(
-    r"(?P<circa>(?:c\.|ca\.?|circa)\s*)?(?P<year>-?\d{3,4})(?P<flag>[~?])?", re.IGNORECASE
+    rf"(?P<circa>(?:c\.|ca\.?|circa)\s*)?(?P<year>{_YEAR_NUMBER})(?P<flag>[~?])?", re.IGNORECASE
 )
-_YEAR_RANGE = re.compile(r"(?P<start>-?\d{3,4})\s*(?:--?-?|–|—|/)\s*(?P<end>-?\d{3,4})?")
+_YEAR_RANGE = re.compile(rf"(?P<start>{_YEAR_NUMBER})\s*(?:--|-|–|—|/)\s*(?P<end>{_YEAR_NUMBER})?")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,17 +355,22 @@ def format_biblatex_date(d: Date) -> str:
 
 
 def format_bibtex_year(d: Date) -> str:
-    """BibTeX `year`: `2020`, a range `1995--1996`, an open range `2020--`, or the literal.
+    """BibTeX `year`: `2020`, `0850`, a range `1995--1996`, an open range `2020--`, or the literal.
 
     BibTeX has no place for circa or seasons; they are not written here.
     """
     if d.literal or d.year is None:
         return d.literal
     if is_open_range(d):
-        return f"{d.year}--"
+        return f"{_bibtex_year(d.year)}--"
     if d.is_range and d.end_year != d.year:
-        return f"{d.year}--{d.end_year}"
-    return str(d.year)
+        return f"{_bibtex_year(d.year)}--{_bibtex_year(d.end_year)}"  # type: ignore[arg-type]
+    return _bibtex_year(d.year)
+
+
+def _bibtex_year(year: int) -> str:
+    """`2020`; years below 1000 padded (`0044`) so they read back as years, not as text."""
+    return f"{year:04d}" if year >= 0 else str(year)
 
 
 def bibtex_month_macro(d: Date) -> str | None:

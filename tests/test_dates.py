@@ -20,6 +20,7 @@ from citekit.dates import (
     format_bibtex_year,
     format_ris_da,
     format_ris_py,
+    is_open_range,
     parse_bibtex_date,
     parse_month,
     parse_ris_date,
@@ -221,7 +222,9 @@ def test_bibtex_year_month_day(
         (Date(1487, end_year=1490, circa=True), "1487~/1490~", "1487--1490", None),
         (Date(2003, season=1), "2003-21", "2003", None),
         (Date(-379, 2), "-0379-02", "-379", "feb"),
-        (Date(850), "0850", "850", None),
+        (Date(850), "0850", "0850", None),
+        (Date(44), "0044", "0044", None),
+        (Date(-44), "-0044", "-44", None),
         (Date(17000002), "Y17000002", "17000002", None),
         (Date(-17000002), "Y-17000002", "-17000002", None),
         (Date(literal="to appear"), "to appear", "to appear", None),
@@ -260,6 +263,15 @@ def _dates() -> st.SearchStrategy[Date]:
 @given(_dates())
 def test_biblatex_round_trip(date: Date) -> None:
     assert parse_bibtex_date(date=format_biblatex_date(date)) == (date, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_dates())
+def test_bibtex_year_round_trip(date: Date) -> None:
+    # year/month/day lose everything but the years; an open end (end year 0) stays open
+    keeps_end = is_open_range(date) or date.end_year != date.year
+    year_only = Date(date.year, end_year=date.end_year if keeps_end else None)
+    assert parse_bibtex_date(year=format_bibtex_year(date)) == (year_only, [])
 
 
 @settings(max_examples=300, deadline=None)

@@ -354,7 +354,7 @@ def _read_unit(
     unit: _Unit, header: _Header, raw: str, source: str, bib: Bibliography, *, is_last: bool
 ) -> None:
     reason = _unit_problem(unit)
-    if reason and is_last and unit.category is None:
+    if reason and is_last and unit.marker is not None and unit.category is None:
         reason += " (the listing looks truncated)"
     if reason:
         line = unit.first.number

@@ -496,6 +496,14 @@ def test_text_without_a_year_line_is_rejected_with_its_raw_text() -> None:
     assert ("error", "arxiv-listing.unreadable-record", 17) in codes(bib)
 
 
+def test_text_after_the_last_record_is_rejected_not_called_truncation() -> None:
+    bib = read(HEADER + REC1 + REC2 + "\n\nShow more", source="jane.txt")
+    assert [(r.line, r.raw, r.reason) for r in bib.rejected] == [
+        (25, "Show more", "text 'Show more' is not a record: it has no arXiv<YEAR> line before it")
+    ]
+    assert len(bib.entries) == 2
+
+
 def test_records_run_together_are_rejected() -> None:
     merged = (
         "arXiv2024\n\nFirst Title\n\nFirst abstract.\n\nOther Title\n\nOther abstract.\n\ncs.LG↗"

@@ -60,8 +60,8 @@ def find_duplicates(entries: list[Entry]) -> list[DuplicateGroup]:
     arXiv DataCite DOI 10.48550/arXiv.<id> counts as the id), or when their normalised titles
     and years agree and so do their authors: the same first author family, or, when a list is
     marked incomplete (`and others`, as in profile listings), its known authors appear in the
-    other list. Matches are transitive (a preprint id and a journal DOI join through an entry
-    that carries both).
+    other list (two incomplete lists cannot contradict each other and always agree). Matches
+    are transitive (a preprint id and a journal DOI join through an entry that carries both).
     """
     parent = list(range(len(entries)))
     reasons: dict[int, str] = {}

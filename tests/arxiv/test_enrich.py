@@ -11,7 +11,7 @@ from localarxiv import FIXTURES, FakeClock, LocalArxiv, Scripted
 from citekit.arxiv.cache import ArxivCache
 from citekit.arxiv.client import ArxivClient
 from citekit.arxiv.enrich import EnrichPolicy, Progress, enrich_entries, fetch_entries
-from citekit.model import OTHERS, Date, Entry, Extra, Name, Origin, Rich
+from citekit.model import OTHERS, Date, Entry, Extra, Name, Origin, plain
 
 Make = Callable[..., ArxivClient]
 
@@ -206,12 +206,10 @@ def test_listing_entry_by_title_gets_its_full_author_list(
     assert out.get("journal-ref") == "ActaAstron.56:1-50,2006"
     assert "arxiv.authors-completed" in _codes(result)
     assert out.dates["issued"] == Date(2006, 1, 2)  # same year: arXiv adds month and day
-    # the abstract's TeX is decoded (`3--5` is an en dash; braces are case protection)
-    abstract = out.fields["abstract"]
-    assert isinstance(abstract, Rich)
-    assert abstract.plain().startswith(
-        "We derive the frequencies of hot Jupiters (HJs) with 3–5 day periods"
-    )
+    # the abstract's TeX is decoded (`3--5` is an en dash, `&amp;` a plain ampersand)
+    abstract = plain(out.fields["abstract"])
+    assert abstract.startswith("We derive the frequencies of hot Jupiters (HJs) with 3–5 day")
+    assert "following Gould & Morgan (2003)" in abstract
 
 
 def test_overwrite_and_conflicts(server: LocalArxiv, make_client: Make) -> None:

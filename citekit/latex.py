@@ -40,11 +40,13 @@ class Decoded(NamedTuple):
 
 # Anything that needs the tokenizer; most values have none of these (the fast path).
 _NEEDS_DECODE = re.compile(r"[\\{}$~`]|--|''")
+_NEEDS_TOKENIZER = re.compile(r"[\\{}$~`]|''")
 _WHITESPACE_RUN = re.compile(r"[ \t\r\n]+")
 _PLAIN_RUN = re.compile(r"[^\\{}$~`'\-]+")
 _CONTROL_WORD = re.compile(r"[A-Za-z]+")
 _SPACES = re.compile(r"[ \t\r\n]*")
 
+_LETTER_ACCENTS = frozenset("uvHckrdbt")
 # Commands whose one argument becomes a span.
 _SPAN_COMMANDS: dict[str, str] = {
     "emph": "i", "textit": "i", "textsl": "i", "mkbibemph": "i", "textbf": "b",
@@ -169,8 +171,8 @@ class _Parser:
             return self.special_group(start, children)
         if nocase:
             return children
-        if all(isinstance(c, str) and not c.strip() for c in children):
-            return children
+        if all(isinstance(c, str) and not _has_cased_letter(c) for c in children):
+            return children  # `{"}`, `{2020}`: protection without letters protects nothing
         return [Span("nocase", _children(children))]
 
     def special_group(self, start: int, children: list[Node]) -> list[Node]:
@@ -214,7 +216,7 @@ class _Parser:
             self.i += 1
             return ["\\"]
         name, word = self.read_name()
-        if name in ACCENTS and (not word or name in "uvHckrdbt"):
+        if name in ACCENTS and (not word or name in _LETTER_ACCENTS):
             return self.accent(name, start)
         if word and name in TEXT_SYMBOLS:
             self.skip_spaces()
@@ -460,6 +462,10 @@ def _clean(text: str) -> str:
     return text
 
 
+def _has_cased_letter(text: str) -> bool:
+    return any(c.isupper() or c.islower() for c in text)
+
+
 def _has_raw(nodes: tuple[Node, ...] | list[Node]) -> bool:
     for node in nodes:
         if isinstance(node, Raw) or (isinstance(node, Span) and _has_raw(node.children)):
@@ -588,6 +594,9 @@ def decode(latex: str) -> Decoded:
     """Decode a BibTeX field value body (outer delimiters already removed) into rich text."""
     if _NEEDS_DECODE.search(latex) is None:
         return Decoded(_collapse(latex), ())
+    if _NEEDS_TOKENIZER.search(latex) is None:
+        # only dashes (page ranges, the most common case): no tokenizer needed
+        return Decoded(_collapse(latex).replace("---", "\u2014").replace("--", "\u2013"), ())
     return _decode_latex(latex)
 
 

@@ -64,7 +64,9 @@ TEXT_SYMBOLS: dict[str, str] = {
     "nobreakspace": "\u00a0", "thinspace": "\u2009", "enspace": "\u2002", "quad": "\u2003",
     "qquad": "\u2003\u2003", "newline": " ", "par": " ",
     # logos: their letters, so nothing is lost
-    "LaTeX": "LaTeX", "TeX": "TeX", "LaTeXe": "LaTeX2e", "BibTeX": "BibTeX",
+    "LaTeX": "LaTeX", "TeX": "TeX", "LaTeXe": "LaTeX2e", "BibTeX": "BibTeX", "XeTeX": "XeTeX",
+    "XeLaTeX": "XeLaTeX", "LuaTeX": "LuaTeX", "LuaLaTeX": "LuaLaTeX", "ConTeXt": "ConTeXt",
+    "AmSTeX": "AmSTeX", "pdfTeX": "pdfTeX", "pdfLaTeX": "pdfLaTeX",
 }  # fmt: skip
 
 # Control symbols (backslash + one non-letter) that stand for a character.

@@ -461,6 +461,11 @@ def _guard_family(family: str) -> str:
 
 def _format_classic(name: Name, ascii: bool, problems: list[str]) -> str:
     particle = " ".join(p for p in (name.dropping_particle, name.particle) if p)
+    if name.dropping_particle:
+        problems.append(
+            f"dropping particle {name.dropping_particle!r} of {name.family!r} written as the von "
+            "part; classic BibTeX cannot mark a particle as dropping (biblatex can)"
+        )
     von = _encode(particle, ascii, problems)
     family = _guard_family(_encode(name.family or name.given, ascii, problems))
     given = _guard(_encode(name.given if name.family else "", ascii, problems))

@@ -249,6 +249,14 @@ def test_checked_format_reports_names_it_cannot_write_faithfully() -> None:
     text, problems = format_bibtex_names_checked([Name(given="Madonna")], ascii=False)
     assert text == "Madonna"
     assert problems == ["name with only a given name ('Madonna') written as a last name"]
+    beethoven = Name(family="Beethoven", given="Ludwig", dropping_particle="van")
+    text, problems = format_bibtex_names_checked([beethoven], ascii=False)
+    assert text == "van Beethoven, Ludwig"
+    assert problems == [
+        "dropping particle 'van' of 'Beethoven' written as the von part; classic BibTeX cannot "
+        "mark a particle as dropping (biblatex can)"
+    ]
+    assert format_bibtex_names_checked([beethoven], ascii=False, extended=True)[1] == []
 
 
 def test_format_ascii_goes_through_latex_encode() -> None:

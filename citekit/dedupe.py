@@ -128,22 +128,23 @@ def _match_bucket(
         known, incomplete = _known_authors(entries[index])
         if not known:
             continue  # a title and year alone are too weak: "Editorial", 2020
-        families = [_family(name) for name in known]
-        seen = first_by_family.setdefault(families[0], index)
+        first_family = _family(known[0])
+        seen = first_by_family.setdefault(first_family, index)
         if seen != index:
             union(seen, index, reason)
+        families = frozenset(_family(name) for name in known)
         if incomplete:
-            partial.append((index, frozenset(families)))
+            partial.append((index, families))
         else:
-            complete_families[index] = frozenset(families)
-            for family in complete_families[index]:
+            complete_families[index] = families
+            for family in families:
                 complete_by_family.setdefault(family, []).append(index)
     for index, _ in partial[1:]:
         union(partial[0][0], index, reason)
-    for index, families in partial:
-        anchor = next(iter(families))
+    for index, wanted in partial:
+        anchor = next(iter(wanted))
         for other in complete_by_family.get(anchor, ()):
-            if find(other) != find(index) and families <= complete_families[other]:
+            if find(other) != find(index) and wanted <= complete_families[other]:
                 union(index, other, reason)
 
 

@@ -357,10 +357,10 @@ def _read_unit(
     if reason and is_last and unit.marker is not None and unit.category is None:
         reason += " (the listing looks truncated)"
     if reason:
-        line = unit.first.number
-        bib.rejected.append(Rejected(source, line, raw, reason, NAME))
+        first = unit.first.number
+        bib.rejected.append(Rejected(source, first, raw, reason, NAME))
         bib.diagnostics.append(
-            error(f"{NAME}.unreadable-record", reason, source=source, line=line, raw=raw)
+            error(f"{NAME}.unreadable-record", reason, source=source, line=first, raw=raw)
         )
         return
     assert unit.marker is not None

@@ -404,7 +404,8 @@ def _merge(
                                    prefer_published=policy.prefer_published,
                                    cite_version=cite_version)  # fmt: skip
     where = _where(entry)
-    run.diagnostics.extend(change.diagnostic(where) for change in changes)
+    # fills are listed together in `arxiv.enriched`; every other decision gets its own line
+    run.diagnostics.extend(c.diagnostic(where) for c in changes if c.kind != "filled")
     filled = [c.name for c in changes if c.kind == "filled"]
     if merged != entry:
         run.stats.changed += 1

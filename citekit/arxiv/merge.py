@@ -22,17 +22,7 @@ from .match import name_key, normalize_title
 
 ChangeKind = Literal["filled", "kept", "replaced", "completed", "published", "normalized", "latex"]
 
-# CSL types that already name a venue: the 10.48550 preprint DOI never goes on them
-PUBLISHED_TYPES = frozenset(
-    {
-        "article-journal",
-        "paper-conference",
-        "chapter",
-        "book",
-        "article-magazine",
-        "article-newspaper",
-    }
-)
+# CSL types that describe a preprint (CSL `article` is the preprint type)
 PREPRINT_TYPES = frozenset({"article", "manuscript", "report", "document"})
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
 _TEX_SIGNS = re.compile(r"[\\$^_{}~]")
@@ -143,11 +133,20 @@ class Proposal:
 
 
 def proposal(
-    record: ArxivRecord, *, published: bool, preprint: bool = False, cite_version: bool = False
+    record: ArxivRecord,
+    *,
+    published: bool = False,
+    arxiv_doi: bool = True,
+    repository: bool = False,
+    cite_version: bool = False,
 ) -> Proposal:
-    """What arXiv says about `record`: as the published record (`published`), as a preprint
-    entry that names arXiv as its publisher (`preprint`), naming the version (`cite_version`:
-    only when the entry asked for one; an unversioned id cites the latest, as users expect)."""
+    """What arXiv says about `record`.
+
+    `published`: as the published record (venue, volume and pages from an unambiguous
+    journal_ref; never the 10.48550 DOI). `arxiv_doi`: the preprint's own DOI when arXiv knows
+    no publisher DOI. `repository`: publisher `arXiv`, as for a preprint entry. `cite_version`:
+    name the version (only when the entry asked for one; an unversioned id cites the latest).
+    """
     title, title_problems = tex_text(record.title)
     abstract, abstract_problems = tex_text(record.summary)
     fields: dict[str, Text] = {
@@ -159,7 +158,7 @@ def proposal(
     }
     if cite_version:
         fields["arxiv-version"] = str(record.version)
-    if preprint:
+    if repository:
         fields["publisher"] = "arXiv"  # Zotero's repository; docs/mapping.md §4
     if record.comment:
         fields["arxiv-comment"] = record.comment
@@ -167,7 +166,7 @@ def proposal(
         fields["journal-ref"] = record.journal_ref
     if record.doi:
         fields["DOI"] = record.doi
-    elif not published:
+    elif arxiv_doi and not published:
         fields["DOI"] = record.arxiv_doi  # the preprint's own DOI (Zotero does the same)
     p, u = record.published, record.updated
     # the year is v1's (as arXiv's own BibTeX export); the returned version's date is kept as
@@ -204,6 +203,15 @@ def _is_arxiv_doi(doi: str) -> bool:
     return doi.strip().lower().startswith(ARXIV_DOI_PREFIX)
 
 
+def is_preprint(entry: Entry) -> bool:
+    """Whether the entry describes the preprint: a preprint type, or a venue that is arXiv
+    itself (Google Scholar's `journal = {arXiv preprint arXiv:...}`, DBLP's CoRR)."""
+    if entry.type in PREPRINT_TYPES:
+        return True
+    venue = entry.get("container-title").strip().lower()
+    return "arxiv" in venue or venue == "corr"
+
+
 def merge_record(
     entry: Entry,
     record: ArxivRecord,
@@ -217,10 +225,11 @@ def merge_record(
     `cite_version`: the entry named a version (`2101.00001v2`), so `arxiv-version` and the PDF
     link name it too; otherwise they follow the latest version.
     """
-    published = prefer_published and bool(record.doi or record.journal_ref)
-    published = published and entry.type not in PUBLISHED_TYPES
-    said = proposal(record, published=published or entry.type in PUBLISHED_TYPES,
-                    preprint=not published and entry.type == "article",
+    preprint = is_preprint(entry)
+    published = prefer_published and preprint and bool(record.doi or record.journal_ref)
+    # a journal article's own venue is never mixed with the journal_ref's volume and pages
+    said = proposal(record, published=published, arxiv_doi=preprint and not published,
+                    repository=not published and entry.type == "article",
                     cite_version=cite_version)  # fmt: skip
     fields_in, dates_in = said.fields, said.dates
     fields = dict(entry.fields)

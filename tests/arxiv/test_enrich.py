@@ -69,10 +69,13 @@ def test_by_id_fills_what_is_missing(server: LocalArxiv, make_client: Make,
         "title": "Heat-bath random walks with Markov bases",
         "arxiv": "1605.08386",
     }  # the input entry is not touched
-    assert _codes(result) == ["arxiv.filled"] * 9 + ["arxiv.enriched"]
+    assert _codes(result) == ["arxiv.enriched"]  # every fill listed in one line per entry
     last = result.diagnostics[-1]
     assert (last.source, last.line, last.key) == ("refs.bib", 3, "stanley")
-    assert last.message.startswith("matched arXiv 1605.08386v1 by id 1605.08386 (field arxiv)")
+    assert last.message == (
+        "matched arXiv 1605.08386v1 by id 1605.08386 (field arxiv); filled abstract, arxiv-class, "
+        "URL, publisher, arxiv-comment, DOI, issued, available-date, links"
+    )
     stats = result.stats
     assert (stats.requests, stats.matched, stats.changed, stats.by_id, stats.failed) == (
         1,
@@ -264,6 +267,41 @@ def test_published_version(server: LocalArxiv, make_client: Make) -> None:
     assert out.dates["issued"] == Date(2012)
     assert out.get("arxiv") == "1111.2011" and out.get("arxiv-version") == "2"
     assert "arxiv.published" in _codes(result)
+
+
+def test_scholar_style_preprint_is_not_mixed_with_the_journal(
+    server: LocalArxiv, make_client: Make
+) -> None:
+    scholar = entry("murray", "Quantum criticality for extended nodes", Name(family="Murray"),
+                    OTHERS, year=2011, type="article-journal",
+                    **{"container-title": "arXiv preprint arXiv:1111.2011"})  # fmt: skip
+    (kept,) = enrich_entries([scholar], client=make_client()).entries
+    assert kept.type == "article-journal"
+    assert kept.get("container-title") == "arXiv preprint arXiv:1111.2011"
+    assert "volume" not in kept.fields and "page" not in kept.fields  # never half a journal
+    assert kept.get("DOI") == "10.1103/PhysRevB.85.115117"
+    assert kept.dates["issued"] == Date(2011, 11, 8)
+    result = enrich_entries([scholar], client=make_client(),
+                            policy=EnrichPolicy(prefer_published=True))  # fmt: skip
+    (out,) = result.entries
+    assert (out.get("container-title"), out.get("volume"), out.get("page")) == (
+        "Phys. Rev. B",
+        "85",
+        "115117",
+    )
+    assert out.dates["issued"] == Date(2012)
+    replaced = [d.message for d in result.diagnostics if d.code == "arxiv.overwritten"]
+    assert replaced[0].startswith("container-title: replaced 'arXiv preprint arXiv:1111.2011'")
+
+
+def test_a_journal_paper_keeps_its_venue(server: LocalArxiv, make_client: Make) -> None:
+    paper = entry("murray", "Quantum criticality for extended nodes", Name(family="Murray"),
+                  type="article-journal", arxiv="1111.2011",
+                  **{"container-title": "Physical Review B"})  # fmt: skip
+    (out,) = enrich_entries([paper], client=make_client(),
+                            policy=EnrichPolicy(prefer_published=True)).entries  # fmt: skip
+    assert out.get("container-title") == "Physical Review B" and "volume" not in out.fields
+    assert out.get("DOI") == "10.1103/PhysRevB.85.115117"
 
 
 def test_title_search_only_where_it_can_help(server: LocalArxiv, make_client: Make) -> None:

@@ -693,7 +693,9 @@ def parse_display_name(s: str) -> Name:
     word to the last lowercase word before the final word ("Aäron van den Oord", "Kevin de Bruyn
     Kops" -> particle "de", family "Bruyn Kops"); a trailing Jr/Sr/II/III/IV is the suffix.
     Collaborations, consortia, teams and other groups become literals. "Family, Given" with a
-    comma is read in BibTeX's comma form.
+    comma is read in BibTeX's comma form. Capitalised particles are not guessed: "Adrian Del
+    Maestro" gives family "Maestro" (as BibTeX would), because "Van" in "Minh Van Nguyen" is a
+    Vietnamese middle name, not a particle.
     """
     text = _norm(s)
     words = text.split(" ") if text else []

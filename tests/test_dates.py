@@ -458,3 +458,20 @@ def test_every_bbt_edtf_csl_date_is_parsed_or_reported() -> None:
             again, _ = date_from_csl(date_to_csl(date))
             assert again == date
     assert seen == 26
+
+
+_ANY_DATE_TEXT = st.text(alphabet=list("0123456789-/~?%.XY T:Z{}abJun,١٢"), max_size=30)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ANY_DATE_TEXT, _ANY_DATE_TEXT, _ANY_DATE_TEXT)
+def test_any_text_is_a_date_or_a_reported_literal(a: str, b: str, c: str) -> None:
+    for date, problems in (
+        parse_bibtex_date(date=a),
+        parse_bibtex_date(year=a, month=b, day=c),
+        parse_ris_date(a),
+        date_from_csl({"raw": a}),
+        date_from_csl({"date-parts": [[a, b], [c]]}),
+    ):
+        if date is not None and date.literal:
+            assert problems

@@ -438,6 +438,12 @@ def test_csl_round_trip(name: Name) -> None:
         ("Event Horizon Telescope Consortium", Name(literal="Event Horizon Telescope Consortium")),
         ("  Yann   LeCun ", Name(family="LeCun", given="Yann")),
         ("Smith, John", Name(family="Smith", given="John")),
+        ("Fons van der Sommen", Name(family="Sommen", given="Fons", particle="van der")),
+        ("Peter H. N. de With", Name(family="With", given="Peter H. N.", particle="de")),
+        # capitalised particles are not guessed ("Van" is also a Vietnamese middle name)
+        ("Adrian Del Maestro", Name(family="Maestro", given="Adrian Del")),
+        ("Minh Van Nguyen", Name(family="Nguyen", given="Minh Van")),
+        ("Kees A. Schouhamer Immink", Name(family="Immink", given="Kees A. Schouhamer")),
     ],
 )
 def test_parse_display_name(text: str, name: Name) -> None:
@@ -490,3 +496,17 @@ def test_one_group_starting_with_a_command_is_still_a_corporate_name() -> None:
     # a lone special character is a one-letter last name, as in BibTeX
     assert one("{\\O}") == Name(family="Ø")
     assert one("{\\O}ster, Jan") == Name(family="Øster", given="Jan")
+
+
+_ANY_NAME_TEXT = st.text(alphabet=list("aAbZ é{}\\,=~-.'\"$^_ andothers\tüß王0/"), max_size=40)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ANY_NAME_TEXT)
+def test_any_text_parses_and_formats_without_raising(text: str) -> None:
+    names, problems = parse_bibtex_names(text)
+    assert all(isinstance(p, str) for p in problems)
+    format_bibtex_names_checked(names, ascii=True)
+    format_bibtex_names_checked(names, ascii=False, extended=True)
+    parse_display_name(text)
+    parse_ris_name(text)

@@ -134,7 +134,8 @@ def _title_words(value: Text | None, limit: int) -> list[str]:
         if not word or word.lower() in _STOP:
             continue
         folded = _fold(word)
-        if folded:
+        # a lone letter ("C Programming", "R: a language") would read like a collision suffix
+        if folded and not (len(folded) == 1 and folded.isalpha()):
             words.append(folded)
             if len(words) == limit:
                 break
@@ -201,7 +202,8 @@ By default every entry gets a generated key; with --keep-keys an existing key is
 bibtex, biber (under pdfLaTeX too) and pandoc all accept it. Keys are ASCII: names and title
 words are transliterated with anyascii (Béthune -> bethune, Müller -> muller, Øster -> oster,
 王 -> wang, Колмогоров -> kolmogorov); spaces, apostrophes, hyphens and other punctuation are
-removed (van der Berg -> vanderberg, Higher-Order -> higherorder). Math in titles is skipped.
+removed (van der Berg -> vanderberg, Higher-Order -> higherorder). Math in titles is skipped,
+and so are single letters (they would look like collision suffixes).
 
 Key pattern (--key-pattern): fields in braces, with literal text between them made of ASCII
 letters, digits and _ : . - / +. The default is {auth}{year}{title}, e.g. bethune2025shielded.

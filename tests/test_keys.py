@@ -83,6 +83,7 @@ GOLDEN = [
         "smith2020dna",
     ),
     (entry([Name(family="Smith")], 2020, "3D Shapes"), "smith20203d"),
+    (entry([Name(family="Smith")], 2020, "C Programming"), "smith2020programming"),
     (entry(None, 2020, "Anonymous Work"), "anon2020anonymous"),
     (entry(None, 2020, "Edited Volume", editors=[Name(family="Editor")]), "editor2020edited"),
     (entry([Name(family="Smith")], None, "Undated"), "smithndundated"),

@@ -211,10 +211,12 @@ letters, digits and _ : . - / +. The default is {auth}{year}{title}, e.g. bethun
   {auth}            first author's family name with particles, lowercased; the editor's when
                     there is no author; for a corporate author its first word that is not a
                     stop word ({The ATLAS Collaboration} -> atlas); `anon` when there is none
-  {Auth}            the same, case kept, capital first letter (vanderBerg -> VanderBerg)
+  {Auth}            the same with its case kept and a capital first letter
+                    (van der Berg -> VanderBerg, McDonald -> McDonald)
   {authors2}        first two family names, plus `etal` when there are more ({authorsN}, N 1-9)
   {authors}         every family name (at most 9, then `etal`)
-  {year}            four-digit year (`nd` when there is none; a year BC gets `bc`)
+  {year}            four-digit year of the date issued (`nd` when there is none;
+                    a negative year -44 gives 0044bc)
   {title}           first title word that is not a stop word, lowercased
   {Title}           the same, capital first letter ({veryshorttitle} is the same)
   {shorttitle3}     first 3 title words that are not stop words, each capitalised

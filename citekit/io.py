@@ -115,6 +115,9 @@ def read_input(path: str) -> InputText:
     if path == STDIO:
         return decode_bytes(sys.stdin.buffer.read(), source=STDIN_NAME)
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            # a FIFO or device would block or never end; only regular files are inputs
+            raise InputError("not a regular file", path=path)
         data = Path(path).read_bytes()
     except IsADirectoryError:
         raise InputError("is a directory", path=path) from None

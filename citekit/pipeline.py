@@ -10,10 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import io
-from .diagnostics import Diagnostic, Report, error
+from .diagnostics import Diagnostic, Report, error, warning
 from .errors import CitekitError, InputError, UnknownFormat
 from .formats import FORMATS, READ_FORMATS, Format, detect_format, get_format
-from .model import Bibliography, Rejected
+from .model import Bibliography, Entry, Extra, Rejected
 from .options import WriteOptions
 
 
@@ -77,6 +77,9 @@ def read_sources(
             continue
         bib = read_text(loaded.text, source=loaded.source, fmt=fmt)
         _check_conservation(fmt, loaded.text, loaded.source, bib, report)
+        if not bib.entries and not bib.rejected:
+            report.add(warning("input.no-records", f"no {fmt.name} records found",
+                               source=loaded.source))  # fmt: skip
         report.files += 1
         report.read += len(bib.entries) + len(bib.rejected)
         report.rejected += len(bib.rejected)
@@ -122,13 +125,49 @@ def normalize_keys(bib: Bibliography, options: KeyOptions) -> list[tuple[str, st
 
     pattern = options.pattern or keys.DEFAULT_PATTERN
     result = keys.assign_keys(bib.entries, keep_keys=options.keep_keys, pattern=pattern)
-    bib.entries = result.entries
+    bib.entries = follow_renames(result.entries)
     bib.diagnostics.extend(result.diagnostics)
     renames: list[tuple[str, str, str]] = []
     for entry in result.entries:
         where = f"{entry.origin.source}:{entry.origin.line}" if entry.origin else ""
         renames.append((entry.original_key, entry.key, where))
     return renames
+
+
+# Fields whose values name other entries by key (biblatex: crossref, xref, xdata, related,
+# set members); after a rename they must name the new keys or the links break.
+KEY_REFERENCE_FIELDS: frozenset[str] = frozenset(
+    {"crossref", "xref", "xdata", "related", "entryset", "set"}
+)
+
+
+def follow_renames(entries: list[Entry]) -> list[Entry]:
+    """Point key references (crossref = {old}) at the entries' new keys.
+
+    A reference follows the first entry that was read under that key (case-insensitively, as
+    bibtex compares keys); references to keys no entry had are left as written.
+    """
+    new_key: dict[str, str] = {}
+    for entry in entries:
+        if entry.original_key:
+            new_key.setdefault(entry.original_key.lower(), entry.key)
+    if all(old == new.lower() for old, new in new_key.items()):
+        return entries
+    result: list[Entry] = []
+    for entry in entries:
+        extras = [_renamed_reference(extra, new_key) for extra in entry.extra]
+        result.append(entry if extras == entry.extra else entry.evolve(extra=extras))
+    return result
+
+
+def _renamed_reference(extra: Extra, new_key: dict[str, str]) -> Extra:
+    if extra.name.lower() not in KEY_REFERENCE_FIELDS:
+        return extra
+    parts = [p.strip() for p in extra.value.split(",")]
+    renamed = [new_key.get(p.lower(), p) if p else p for p in parts]
+    if renamed == parts:
+        return extra
+    return Extra(extra.format, extra.name, ",".join(renamed))
 
 
 def deduplicate(bib: Bibliography, *, merge: bool) -> None:

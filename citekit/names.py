@@ -467,7 +467,8 @@ def _format_classic(name: Name, ascii: bool, problems: list[str]) -> str:
             "part; classic BibTeX cannot mark a particle as dropping (biblatex can)"
         )
     von = _encode(particle, ascii, problems)
-    family = _guard_family(_encode(name.family or name.given, ascii, problems))
+    family_text = _encode(name.family or name.given, ascii, problems)
+    family = _guard_family(family_text)
     given = _guard(_encode(name.given if name.family else "", ascii, problems))
     suffix = _guard(_encode(name.suffix, ascii, problems))
     if not name.family and name.given:
@@ -481,7 +482,7 @@ def _format_classic(name: Name, ascii: bool, problems: list[str]) -> str:
         return von_last
     if von:
         # "De Gaulle" alone would read as First "De", Last "Gaulle": keep it one family unit.
-        family = _guard_family(f"{von} {_encode(name.family, ascii, problems)}")
+        family = _guard_family(f"{von} {family_text}")
     # Family only: a lone word stays bare. Several words must be braced or BibTeX reads them
     # as First Last; braced, BibTeX cannot tell them from a corporate name, so they read back
     # as a literal (a trailing comma would keep them apart, but bibtex rejects it).

@@ -108,7 +108,9 @@ _ALIASES: dict[str, str] = {
 RULES: tuple[Rule, ...] = tuple(
     Rule(v, v, _verbatim_in, _verbatim_out) if v in _VERBATIM else Rule(v, v, _rich_in, _rich_out)
     for v in _STRING_VARIABLES
-) + tuple(Rule(canon, alias, _rich_in, _rich_out, writes=False) for alias, canon in _ALIASES.items())
+) + tuple(
+    Rule(canon, alias, _rich_in, _rich_out, writes=False) for alias, canon in _ALIASES.items()
+)
 
 _READ_RULES: dict[str, Rule] = {rule.csl: rule for rule in RULES}
 _WRITE_RULES: dict[str, Rule] = {rule.canonical: rule for rule in RULES if rule.writes}
@@ -130,9 +132,10 @@ _TYPE_FIXES: dict[str, str] = {
     "misc": "document", "catalog": "book", "journalarticle": "article-journal",
     "booksection": "chapter", "conferencepaper": "paper-conference", "preprint": "article",
     "magazinearticle": "article-magazine", "newspaperarticle": "article-newspaper",
-    "blogpost": "post-weblog", "computerprogram": "software", "encyclopediaarticle":
-    "entry-encyclopedia", "dictionaryentry": "entry-dictionary", "letter": "personal_communication",
-    "film": "motion_picture", "web-page": "webpage", "website": "webpage", "blog-post": "post-weblog",
+    "blogpost": "post-weblog", "computerprogram": "software",
+    "encyclopediaarticle": "entry-encyclopedia", "dictionaryentry": "entry-dictionary",
+    "letter": "personal_communication", "film": "motion_picture", "web-page": "webpage",
+    "website": "webpage", "blog-post": "post-weblog",
 }  # fmt: skip
 
 # `custom` keys citekit owns: its own fields, the incomplete-name-list flags and the source type.
@@ -185,6 +188,7 @@ def read(text: str, *, source: str = "<string>") -> Bibliography:
             error_diag("csljson.syntax", reason, source=source, line=exc.lineno, raw=text[:2000])
         )
         return bib
+    items: list[tuple[object, int, str]]
     if isinstance(data, dict):
         items = [(data, 1, body)]
     elif isinstance(data, list):
@@ -245,8 +249,11 @@ def _read_item(obj: object, source: str, line: int, raw: str, bib: Bibliography)
     entry.origin = Origin(source, line, NAME, raw)
     if extra_id is not None:
         entry.extra.append(Extra(NAME, "id", json.dumps(extra_id, ensure_ascii=False)))
-        r.say(info, "csljson.id-differs",
-              f"id {extra_id!r} differs from citation-key {key!r}; the key is used, id kept")
+        r.say(
+            info,
+            "csljson.id-differs",
+            f"id {extra_id!r} differs from citation-key {key!r}; the key is used, id kept",
+        )
     for name, value in obj.items():
         if name in _STRUCTURAL:
             continue
@@ -299,8 +306,11 @@ def _read_variable(entry: Entry, name: str, value: object, r: _ItemReader) -> No
         entry.extra.append(Extra(NAME, name, json.dumps(value, ensure_ascii=False)))
     else:
         entry.extra.append(Extra(NAME, name, json.dumps(value, ensure_ascii=False)))
-        r.say(warning, "csljson.unknown-variable",
-              f"{name!r} is not a CSL variable; kept, and written back under 'custom'")
+        r.say(
+            warning,
+            "csljson.unknown-variable",
+            f"{name!r} is not a CSL variable; kept, and written back under 'custom'",
+        )
 
 
 def _read_names(entry: Entry, role: str, value: object, r: _ItemReader) -> None:
@@ -350,8 +360,11 @@ def _read_field(entry: Entry, rule: Rule, value: object, r: _ItemReader) -> None
     if rule.canonical in entry.fields:
         if plain(entry.fields[rule.canonical]) != text:
             entry.extra.append(Extra(NAME, rule.csl, json.dumps(value, ensure_ascii=False)))
-            r.say(warning, "csljson.duplicate-variable",
-                  f"{rule.csl!r} repeats {rule.canonical!r} with another value; kept as extra")
+            r.say(
+                warning,
+                "csljson.duplicate-variable",
+                f"{rule.csl!r} repeats {rule.canonical!r} with another value; kept as extra",
+            )
         return
     converted, problems = rule.to_canonical(text)
     for problem in problems:
@@ -396,7 +409,9 @@ def _read_custom(entry: Entry, custom: object, r: _ItemReader) -> None:
             else:
                 entry.extra.append(Extra(NAME, name, json.dumps(value)))
         elif name == _SOURCE_TYPE and isinstance(value, str) and ":" in value:
-            entry.source_type = value.split(":", 1)[1]
+            # kept whole ("bibtex:phdthesis"): no writer mistakes it for a type of its own
+            # format, and the next CSL-JSON written carries it on unchanged
+            entry.source_type = value
         elif (match := _FORMAT_PREFIX.match(name)) and _is_str_or_strs(value):
             values = value if isinstance(value, list) else [value]
             entry.extra.extend(Extra(match.group(1), match.group(2), v) for v in values)
@@ -432,20 +447,31 @@ def _write_item(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> d
     item: dict[str, object] = {"id": entry.key, "citation-key": entry.key}
     if not entry.key:
         del item["citation-key"]
-        out.append(warning("csljson.missing-id", "entry has no key; written with id \"\"",
-                           **_where(entry)))
+        out.append(
+            warning("csljson.missing-id", 'entry has no key; written with id ""', **_where(entry))
+        )
     item["type"] = entry.type if entry.type in CSL_TYPES else "document"
     if entry.type not in CSL_TYPES:
-        out.append(warning("csljson.unknown-type", f"type {entry.type!r} written as 'document'",
-                           **_where(entry)))
+        out.append(
+            warning(
+                "csljson.unknown-type",
+                f"type {entry.type!r} written as 'document'",
+                **_where(entry),
+            )
+        )
     custom: dict[str, object] = {}
     for role in NAME_ROLES:
         if role in entry.names and role not in omit:
             _write_names(item, custom, role, entry.names[role])
     for role in entry.names:
         if role not in _NAME_ROLES:
-            out.append(warning("csljson.unknown-role", f"name role {role!r} has no CSL variable; "
-                               "not written", **_where(entry)))
+            out.append(
+                warning(
+                    "csljson.unknown-role",
+                    f"name role {role!r} has no CSL variable; not written",
+                    **_where(entry),
+                )
+            )
     for canonical, value in entry.fields.items():
         if canonical in omit or not plain(value):
             continue
@@ -458,13 +484,19 @@ def _write_item(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> d
             custom[canonical] = plain(value)
         else:
             custom[canonical] = plain(value)
-            out.append(info("csljson.noncanonical-field",
-                            f"{canonical!r} is no canonical field; written under 'custom'",
-                            **_where(entry)))
+            out.append(
+                info(
+                    "csljson.noncanonical-field",
+                    f"{canonical!r} is no canonical field; written under 'custom'",
+                    **_where(entry),
+                )
+            )
     for role in DATE_ROLES:
         if role in entry.dates and role not in omit:
             item[role] = dates.date_to_csl(entry.dates[role])
-    if entry.source_type and entry.origin is not None and entry.origin.format != NAME:
+    if _FORMAT_PREFIX.match(entry.source_type):
+        custom[_SOURCE_TYPE] = entry.source_type
+    elif entry.source_type and entry.origin is not None and entry.origin.format != NAME:
         custom[_SOURCE_TYPE] = f"{entry.origin.format}:{entry.source_type}"
     _write_extras(item, custom, entry.extra, omit)
     if custom:

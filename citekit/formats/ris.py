@@ -76,8 +76,8 @@ _BOOKS = frozenset({"BOOK", "EBOOK", "EDBOOK", "SER", "CTLG"})
 _SERIALS = frozenset({"JOUR", "JFULL", "EJOUR", "MGZN", "NEWS", "INPR", "ABST"})
 _CHAPTERS = frozenset({"CHAP", "ECHAP"})
 _CONFS = frozenset({"CONF", "CPAPER"})
-_PAGE_COUNT_TYS = _BOOKS | {"THES"}
-_NUMBERED_BY_SN = frozenset({"RPRT", "GOVDOC", "PAT"})  # report/patent number in SN (Zotero)  # SP means "number of pages" here (RIS-2011, Zotero)
+_PAGE_COUNT_TYS = _BOOKS | {"THES"}  # SP means "number of pages" here (RIS-2011, Zotero)
+_NUMBERED_BY_SN = frozenset({"RPRT", "GOVDOC", "PAT"})  # report/patent number in SN (Zotero)
 
 # ---------------------------------------------------------------------------------------------
 # The tag table. Each row: tag, canonical target, kind, the TYs it is limited to (`only`) or
@@ -198,7 +198,9 @@ _PRIORITY: dict[TagRule, int] = {r: i for i, r in enumerate(RULES)}
 # `TAG  - value`: one or two spaces before the hyphen (Zotero accepts both); value optional.
 _TAG_LINE = re.compile(r"^([A-Z][A-Z0-9]) {1,2}-(?:[ \t](.*))?[ \t]*$")
 # Damaged tag lines that are still unmistakable: three+ spaces, a tab, or no space after `-`.
-_BENT_TAG_LINE = re.compile(r"^([A-Z][A-Z0-9])(?: {3,}|\t+ ?)-[ \t]?(.*)$|^([A-Z][A-Z0-9]) {1,2}-(\S.*)$")
+_BENT_TAG_LINE = re.compile(
+    r"^([A-Z][A-Z0-9])(?: {3,}|\t+ ?)-[ \t]?(.*)$|^([A-Z][A-Z0-9]) {1,2}-(\S.*)$"
+)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _VALUE_BREAK = re.compile(r"\r\n|[\r\n\u2028\u2029\u0085\x0b\x0c]")
 _TY_COUNT = re.compile(r"^\ufeff?[ \t]*TY {1,2}-", re.M)
@@ -284,8 +286,13 @@ def read(text: str, *, source: str = "<string>") -> Bibliography:
     for number, line in enumerate(lines, 1):
         _read_line(reader, number, line)
     if reader.record is not None:
-        reader.say(warning("ris.missing-er", "the last record has no ER line; it ends at the end "
-                           "of the file", **reader.where(reader.record.line)))
+        reader.say(
+            warning(
+                "ris.missing-er",
+                "the last record has no ER line; it ends at the end of the file",
+                **reader.where(reader.record.line),
+            )
+        )
         _finish(reader)
     _flush_outside(reader)
     return bib
@@ -296,8 +303,13 @@ def _read_line(reader: _Reader, number: int, line: str) -> None:
     if match is None and (bent := _BENT_TAG_LINE.match(line)) is not None:
         tag = bent.group(1) or bent.group(3)
         value = bent.group(2) if bent.group(1) else bent.group(4)
-        reader.say(warning("ris.malformed-line", f"bent tag line read as {tag!r}: {line!r}",
-                           **reader.where(number)))
+        reader.say(
+            warning(
+                "ris.malformed-line",
+                f"bent tag line read as {tag!r}: {line!r}",
+                **reader.where(number),
+            )
+        )
         match_tag: tuple[str, str] | None = (tag, value or "")
     else:
         match_tag = (match.group(1), match.group(2) or "") if match else None
@@ -308,8 +320,13 @@ def _read_line(reader: _Reader, number: int, line: str) -> None:
     tag, value = match_tag[0], match_tag[1].strip()
     if tag == "TY":
         if record is not None:
-            reader.say(warning("ris.missing-er", "record has no ER line; a new TY starts the next "
-                               "record", **reader.where(record.line)))
+            reader.say(
+                warning(
+                    "ris.missing-er",
+                    "record has no ER line; a new TY starts the next record",
+                    **reader.where(record.line),
+                )
+            )
             _finish(reader)
         _flush_outside(reader)
         reader.record = _Record(number, value, [line])
@@ -320,8 +337,9 @@ def _read_line(reader: _Reader, number: int, line: str) -> None:
     record.lines.append(line)
     if tag == "ER":
         if value:
-            reader.say(warning("ris.er-value", f"text after ER ignored: {value!r}",
-                               **reader.where(number)))
+            reader.say(
+                warning("ris.er-value", f"text after ER ignored: {value!r}", **reader.where(number))
+            )
         _finish(reader)
         return
     record.fields.append(_Tagged(tag, value, number))
@@ -337,8 +355,13 @@ def _read_untagged(reader: _Reader, number: int, line: str) -> None:
     if not line.strip():
         return
     if not record.fields:
-        reader.say(warning("ris.malformed-line", f"line is no tag line and continues nothing; "
-                           f"ignored: {line!r}", **reader.where(number)))
+        reader.say(
+            warning(
+                "ris.malformed-line",
+                f"line is no tag line and continues nothing; ignored: {line!r}",
+                **reader.where(number),
+            )
+        )
         return
     last = record.fields[-1]
     joiner = "\n" if last.tag in _NOTE_TAGS else " "
@@ -353,8 +376,14 @@ def _flush_outside(reader: _Reader) -> None:
     raw = "\n".join(line for _, line in reader.outside)
     tagged = any(_ANY_TAG.match(line) for _, line in reader.outside)
     what = "tag lines outside any record (no TY before them)" if tagged else "text outside records"
-    reader.say(warning("ris.outside-record", f"{what} ignored: {len(reader.outside)} line(s) "
-                       f"from line {first}", raw=raw, **reader.where(first)))
+    reader.say(
+        warning(
+            "ris.outside-record",
+            f"{what} ignored: {len(reader.outside)} line(s) from line {first}",
+            raw=raw,
+            **reader.where(first),
+        )
+    )
     reader.outside = []
 
 
@@ -420,9 +449,7 @@ class _Build:
     urls: list[str] = field(default_factory=list)
 
     def say(self, make, code: str, message: str, line: int) -> None:  # type: ignore[no-untyped-def]
-        self.problems.append(
-            make(code, message, source=self.source, line=line, key=self.entry.key)
-        )
+        self.problems.append(make(code, message, source=self.source, line=line, key=self.entry.key))
 
     def keep(self, tagged: _Tagged) -> None:
         self.entry.extra.append(Extra(NAME, tagged.tag, tagged.value))
@@ -448,13 +475,21 @@ def _build_entry(record: _Record, source: str) -> tuple[Entry, list[Diagnostic]]
     for note in ty_notes:
         build.say(info, "ris.type-name", note, record.line)
     if ty not in TY_TO_TYPE:
-        build.say(warning, "ris.unknown-type",
-                  f"unknown TY {record.ty.strip()!r}; read as 'document'", record.line)
+        build.say(
+            warning,
+            "ris.unknown-type",
+            f"unknown TY {record.ty.strip()!r}; read as 'document'",
+            record.line,
+        )
     id_seen = False
     for tagged in record.fields:
         if tagged.continued:
-            build.say(info, "ris.continuation", f"{tagged.tag} continues on the following "
-                      "line(s); joined", tagged.line)
+            build.say(
+                info,
+                "ris.continuation",
+                f"{tagged.tag} continues on the following line(s); joined",
+                tagged.line,
+            )
         if tagged.tag == "ID" and not id_seen and tagged.value:
             id_seen = True
             continue
@@ -477,11 +512,19 @@ def _take(build: _Build, tagged: _Tagged) -> None:
     if rule is None:
         build.keep(tagged)
         if tagged.tag in KNOWN_UNMAPPED or tagged.tag in _READ_RULES or tagged.tag == "ID":
-            build.say(info, "ris.unmapped-tag", f"{tagged.tag} has no canonical field here; kept "
-                      "and written back", tagged.line)
+            build.say(
+                info,
+                "ris.unmapped-tag",
+                f"{tagged.tag} has no canonical field here; kept and written back",
+                tagged.line,
+            )
         else:
-            build.say(warning, "ris.unknown-tag", f"unknown tag {tagged.tag}; kept and written "
-                      "back", tagged.line)
+            build.say(
+                warning,
+                "ris.unknown-tag",
+                f"unknown tag {tagged.tag}; kept and written back",
+                tagged.line,
+            )
         return
     if rule.kind == "name":
         _take_names(build, rule, tagged)
@@ -490,8 +533,9 @@ def _take(build: _Build, tagged: _Tagged) -> None:
     elif rule.kind == "page":
         if tagged.tag in build.pages:
             build.keep(tagged)
-            build.say(warning, "ris.repeated-tag", f"repeated {tagged.tag}; kept as extra",
-                      tagged.line)
+            build.say(
+                warning, "ris.repeated-tag", f"repeated {tagged.tag}; kept as extra", tagged.line
+            )
         else:
             build.pages[tagged.tag] = tagged
     elif rule.kind == "keyword":
@@ -525,8 +569,12 @@ def _take_names(build: _Build, rule: TagRule, tagged: _Tagged) -> None:
     parts = [tagged.value]
     if ";" in tagged.value:  # some exporters put every author on one line
         parts = [p.strip() for p in tagged.value.split(";") if p.strip()]
-        build.say(warning, "ris.names-on-one-line", f"{tagged.tag} holds {len(parts)} names "
-                  "separated by ';'; split into one name each", tagged.line)
+        build.say(
+            warning,
+            "ris.names-on-one-line",
+            f"{tagged.tag} holds {len(parts)} names separated by ';'; split into one name each",
+            tagged.line,
+        )
     people = build.entry.names.setdefault(rule.target, [])
     for part in parts:
         person = names.parse_ris_name(part)
@@ -593,16 +641,28 @@ def _settle_candidates(build: _Build) -> None:
                 continue  # the same value under a synonym (JF and JO both naming the journal)
             if rule.fallback == "note":
                 build.notes.append((tagged.line, tagged.value))
-                build.say(info, "ris.ab-as-note", "AB beside N2: read as a note, as RIS-1 "
-                          "defined AB", tagged.line)
+                build.say(
+                    info,
+                    "ris.ab-as-note",
+                    "AB beside N2: read as a note, as RIS-1 defined AB",
+                    tagged.line,
+                )
             elif rule.fallback and rule.fallback not in fields:
                 fields[rule.fallback] = value
-                build.say(info, "ris.fallback", f"{rule.tag} read as {rule.fallback!r}: "
-                          f"{target!r} is already set", tagged.line)
+                build.say(
+                    info,
+                    "ris.fallback",
+                    f"{rule.tag} read as {rule.fallback!r}: {target!r} is already set",
+                    tagged.line,
+                )
             else:
                 build.keep(tagged)
-                build.say(warning, "ris.repeated-tag", f"{rule.tag} repeats {target!r} with "
-                          "another value; kept as extra", tagged.line)
+                build.say(
+                    warning,
+                    "ris.repeated-tag",
+                    f"{rule.tag} repeats {target!r} with another value; kept as extra",
+                    tagged.line,
+                )
 
 
 def _settle_dates(build: _Build) -> None:
@@ -622,8 +682,13 @@ def _settle_dates(build: _Build) -> None:
         if _date_agrees(held[0], date):
             continue  # PY repeating DA's year: nothing new
         build.keep(tagged)
-        build.say(warning, "ris.conflicting-date", f"{tagged.tag} {tagged.value!r} disagrees with "
-                  f"{held[1].tag} {held[1].value!r}; kept as extra", tagged.line)
+        build.say(
+            warning,
+            "ris.conflicting-date",
+            f"{tagged.tag} {tagged.value!r} disagrees with "
+            f"{held[1].tag} {held[1].value!r}; kept as extra",
+            tagged.line,
+        )
     for role, (date, _) in chosen.items():
         build.entry.dates[role] = date
 
@@ -652,8 +717,12 @@ def _settle_pages(build: _Build) -> None:
             fields["page"] = sp
             assert ep_tag is not None
             build.keep(ep_tag)
-            build.say(warning, "ris.conflicting-pages", f"SP {sp!r} is a range and EP {ep!r} "
-                      "disagrees; EP kept as extra", ep_tag.line)
+            build.say(
+                warning,
+                "ris.conflicting-pages",
+                f"SP {sp!r} is a range and EP {ep!r} disagrees; EP kept as extra",
+                ep_tag.line,
+            )
             return
         fields["page"] = sp if match else f"{sp}-{ep}"
         return
@@ -664,8 +733,13 @@ def _settle_lists(build: _Build) -> None:
     fields = build.entry.fields
     if build.keywords:
         if any("," in k for k in build.keywords) and len(build.keywords) > 1:
-            build.say(info, "ris.keyword-comma", "a KW holds a comma; keywords are joined with "
-                      "', ', so it will split there when written", 0)
+            build.say(
+                info,
+                "ris.keyword-comma",
+                "a KW holds a comma; keywords are joined with "
+                "', ', so it will split there when written",
+                0,
+            )
         fields["keyword"] = ", ".join(build.keywords)
     if build.urls:
         fields.setdefault("URL", build.urls[0])
@@ -702,15 +776,13 @@ def write(bib: Bibliography, options: WriteOptions | None = None) -> tuple[str, 
 def _ty_for(entry: Entry) -> str:
     """The TY to write: the one read, when it still means the entry's type; else the map's."""
     written = entry.source_type.strip().upper()
+    from_ris = entry.origin is not None and entry.origin.format == NAME
+    if written.startswith("RIS:"):  # carried through CSL-JSON's custom.source-type
+        written, from_ris = written[4:], True
     if written in TY_TO_TYPE:
         if TY_TO_TYPE[written] == entry.type or (written == "GEN" and entry.type == "article"):
             return written
-    elif (
-        entry.origin is not None
-        and entry.origin.format == NAME
-        and entry.type == "document"
-        and re.fullmatch(r"[A-Z][A-Z0-9]{1,7}", written)
-    ):
+    elif from_ris and entry.type == "document" and re.fullmatch(r"[A-Z][A-Z0-9]{1,7}", written):
         return written  # an unknown TY read from RIS goes back as it came
     return TYPE_TO_TY.get(entry.type, DEFAULT_TY)
 
@@ -729,8 +801,13 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
             continue
         for person in people:
             if person.others:
-                out.append(info("ris.others-dropped", f"{role} list ends in 'and others'; RIS "
-                                "cannot say so", **_where(entry)))
+                out.append(
+                    info(
+                        "ris.others-dropped",
+                        f"{role} list ends in 'and others'; RIS cannot say so",
+                        **_where(entry),
+                    )
+                )
                 continue
             lines.append((rule.tag, names.format_ris_name(person)))
     for role, date in entry.dates.items():
@@ -742,8 +819,13 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
             if da := dates.format_ris_da(date):
                 lines.append(("DA", da))
             if date.is_range or date.circa or date.season or date.literal:
-                out.append(info("ris.date-simplified", "RIS dates hold no range, circa, season "
-                                "or free text; written as PY/DA", **_where(entry)))
+                out.append(
+                    info(
+                        "ris.date-simplified",
+                        "RIS dates hold no range, circa, season or free text; written as PY/DA",
+                        **_where(entry),
+                    )
+                )
         elif (rule := _first_write_rule(role, ty)) is not None:
             if da := dates.format_ris_da(date):
                 lines.append((rule.tag, da))
@@ -767,8 +849,9 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
     # place in the order follow alphabetically. Stable, so a second round gives the same text.
     lines.sort(key=_line_order)
     if unwritten:
-        out.append(info("ris.not-written", "no RIS tag for: " + ", ".join(unwritten),
-                        **_where(entry)))
+        out.append(
+            info("ris.not-written", "no RIS tag for: " + ", ".join(unwritten), **_where(entry))
+        )
     body = [f"TY  - {ty}"]
     if entry.key:
         body.append(f"ID  - {_one_line(entry.key)}")
@@ -778,8 +861,13 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
         folded_any |= folded
         body.append(text)
     if folded_any:
-        out.append(info("ris.folded", "line breaks inside values were folded so that no value "
-                        "can open or close a record", **_where(entry)))
+        out.append(
+            info(
+                "ris.folded",
+                "line breaks inside values were folded so that no value can open or close a record",
+                **_where(entry),
+            )
+        )
     body.append("ER  - ")
     return "\r\n".join(body) + "\r\n\r\n"
 

@@ -81,8 +81,14 @@ def _render_citeproc_py(items: list[dict[str, object]]) -> list[str]:
     script-writer...). Those are dropped for this consumer only; the schema test covers them
     and the citeproc-js harness (tests/consumers) renders them.
     """
-    from citeproc import NAMES, Citation, CitationItem, CitationStylesBibliography
-    from citeproc import CitationStylesStyle, formatter
+    from citeproc import (
+        NAMES,
+        Citation,
+        CitationItem,
+        CitationStylesBibliography,
+        CitationStylesStyle,
+        formatter,
+    )
     from citeproc.source.json import CiteProcJSON
 
     known = {n.replace("_", "-") for n in NAMES}
@@ -192,13 +198,19 @@ def test_types_case_and_nonstandard_names() -> None:
     ])  # fmt: skip
     bib = _read(text)
     assert [(e.type, e.source_type) for e in bib.entries] == [
-        ("article-journal", "Article-Journal"), ("motion_picture", "motion-picture"),
-        ("article-journal", "journalArticle"), ("document", "frobnicate"),
-        ("software", "software"), ("document", ""),
+        ("article-journal", "Article-Journal"),
+        ("motion_picture", "motion-picture"),
+        ("article-journal", "journalArticle"),
+        ("document", "frobnicate"),
+        ("software", "software"),
+        ("document", ""),
     ]
     assert [d.code for d in bib.diagnostics] == [
-        "csljson.type-case", "csljson.nonstandard-type", "csljson.nonstandard-type",
-        "csljson.unknown-type", "csljson.missing-type",
+        "csljson.type-case",
+        "csljson.nonstandard-type",
+        "csljson.nonstandard-type",
+        "csljson.unknown-type",
+        "csljson.missing-type",
     ]
 
 
@@ -368,7 +380,7 @@ def test_custom_reads_back_into_the_model() -> None:
     assert entry.names == original.names  # "and others" restored from the flags
     assert entry.dates == original.dates
     assert entry.extra == original.extra
-    assert entry.source_type == "misc"
+    assert entry.source_type == "bibtex:misc"
 
 
 def test_ampersands_are_not_entities() -> None:
@@ -396,7 +408,9 @@ def test_write_reports_what_it_cannot_place() -> None:
     assert item["type"] == "document" and item["id"] == ""
     assert item["custom"] == {"bogus-field": "x"}
     assert [d.code for d in diagnostics] == [
-        "csljson.missing-id", "csljson.unknown-type", "csljson.noncanonical-field"
+        "csljson.missing-id",
+        "csljson.unknown-type",
+        "csljson.noncanonical-field",
     ]
 
 
@@ -461,8 +475,8 @@ def test_round_trip_of_the_source_values() -> None:
 # CSL-JSON's documented loss (docs/mapping.md): a name's `comma-suffix`, `static-ordering` and
 # `parse-names` hints are not kept and its whitespace is normalised; numbers come back as
 # strings; a season beside a month is dropped; markup outside CSL's subset is kept as text;
-# extras from other formats are grouped by name under `custom` (their order across names is lost). The strategy generates model values,
-# which CSL holds completely, so equality is exact.
+# extras from other formats are grouped by name under `custom` (their order across names is
+# lost). The strategy generates model values, which CSL holds completely, so equality is exact.
 # ---------------------------------------------------------------------------------------------
 
 _TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20).filter(
@@ -517,8 +531,11 @@ def csl_entries(draw: st.DrawFn) -> Entry:
         fields=fields,
         names=names,
         dates=dates,
-        extra=draw(st.lists(st.builds(Extra, st.just("ris"), st.sampled_from(["L1", "U1"]),
-                                      _TEXT), max_size=3)),  # fmt: skip
+        extra=draw(
+            st.lists(
+                st.builds(Extra, st.just("ris"), st.sampled_from(["L1", "U1"]), _TEXT), max_size=3
+            )
+        ),  # fmt: skip
     )
 
 

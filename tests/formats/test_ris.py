@@ -101,7 +101,10 @@ def test_rispy_full_first_record_field_by_field() -> None:
         "URL": "http://example_url.com",
     }
     # M1 has no meaning on a journal article in RIS-2011; L2 is a full-text link: both kept
-    assert entry.extra == [Extra("ris", "M1", "1008150341"), Extra("ris", "L2", "http://example.com")]
+    assert entry.extra == [
+        Extra("ris", "M1", "1008150341"),
+        Extra("ris", "L2", "http://example.com"),
+    ]
     assert ("ris.outside-record", 1) in _codes(bib)  # the "1." line before TY
     assert ("ris.outside-record", 26) in _codes(bib)
 
@@ -152,11 +155,14 @@ def test_jabref_test1_reports_and_keeps() -> None:
     assert conf.type == "paper-conference"
     assert conf.fields["title"] == "Editorial."  # TI wins over the four T1 lines, kept as extras
     assert [x.value for x in conf.extra if x.name == "T1"] == [
-        "Editorial: Open Source and Empirical Software Engineering:", "Editorial?", "Editorial",
+        "Editorial: Open Source and Empirical Software Engineering:",
+        "Editorial?",
+        "Editorial",
         "Editorials",
     ]
     assert conf.names["author"] == [
-        Name(literal="Cocke"), Name(family="Harrison", given="Warren Levenshtein Morris")
+        Name(literal="Cocke"),
+        Name(family="Harrison", given="Warren Levenshtein Morris"),
     ]
     assert conf.names["editor"] == [Name(literal="Rives"), Name(literal="Kasami")]
     assert conf.dates["issued"] == Date(2001, 9, 1)
@@ -214,7 +220,9 @@ def test_bent_tag_lines_and_orphan_lines() -> None:
     assert entry.names["author"] == [Name(family="Roe", given="Rita")]
     assert entry.fields["title"] == "Squashed"
     assert _codes(bib) == [
-        ("ris.malformed-line", 2), ("ris.malformed-line", 3), ("ris.malformed-line", 4)
+        ("ris.malformed-line", 2),
+        ("ris.malformed-line", 3),
+        ("ris.malformed-line", 4),
     ]
 
 
@@ -222,9 +230,7 @@ def test_continuation_of_plain_tag_joins_with_space_and_empty_values() -> None:
     bib = _read("TY  - JOUR\nTI  - A long\n   title\nIS  -\nVL  - \nER  -\n")
     (entry,) = bib.entries
     assert entry.fields == {"title": "A long title"}
-    assert _codes(bib) == [
-        ("ris.continuation", 2), ("ris.empty-value", 4), ("ris.empty-value", 5)
-    ]
+    assert _codes(bib) == [("ris.continuation", 2), ("ris.empty-value", 4), ("ris.empty-value", 5)]
 
 
 def test_synonyms_ris1_style_record() -> None:
@@ -275,16 +281,24 @@ def test_identifiers() -> None:
     )
     assert entry.type == "article"  # GEN with an arXiv id: a preprint citekit wrote
     assert entry.fields == {
-        "title": "P", "arxiv": "2101.00001", "arxiv-version": "3", "arxiv-class": "cs.LG",
-        "DOI": "10.1234/abc", "ISBN": "978-3-16-148410-0", "ISSN": "1234-5679",
-        "archive_location": "WOS:000123", "URL": "https://a.example", "links": "https://b.x",
+        "title": "P",
+        "arxiv": "2101.00001",
+        "arxiv-version": "3",
+        "arxiv-class": "cs.LG",
+        "DOI": "10.1234/abc",
+        "ISBN": "978-3-16-148410-0",
+        "ISSN": "1234-5679",
+        "archive_location": "WOS:000123",
+        "URL": "https://a.example",
+        "links": "https://b.x",
     }
 
 
 def test_all_authors_on_one_line_are_split() -> None:
     bib = _read("TY  - JOUR\nAU  - Doe, J.; Roe, R.\nER  - \n")
     assert bib.entries[0].names["author"] == [
-        Name(family="Doe", given="J."), Name(family="Roe", given="R.")
+        Name(family="Doe", given="J."),
+        Name(family="Roe", given="R."),
     ]
     assert _codes(bib) == [("ris.names-on-one-line", 2)]
 
@@ -391,9 +405,15 @@ def test_write_preprint() -> None:
     entry = Entry(
         type="article",
         key="smith2021",
-        fields={"title": "A Preprint", "arxiv": "2101.00001", "arxiv-version": "2",
-                "arxiv-class": "cs.LG", "DOI": "10.48550/arXiv.2101.00001",
-                "URL": "https://arxiv.org/abs/2101.00001", "publisher": "arXiv"},
+        fields={
+            "title": "A Preprint",
+            "arxiv": "2101.00001",
+            "arxiv-version": "2",
+            "arxiv-class": "cs.LG",
+            "DOI": "10.48550/arXiv.2101.00001",
+            "URL": "https://arxiv.org/abs/2101.00001",
+            "publisher": "arXiv",
+        },
         names={"author": [Name(family="Smith", given="Ann"), OTHERS]},
         dates={"issued": Date(2021, 1)},
     )
@@ -412,8 +432,12 @@ def test_write_preprint() -> None:
 
 
 def test_unwritable_fields_are_reported() -> None:
-    entry = Entry(type="article-journal", key="k", fields={"title": "T", "journal-ref": "X 1"},
-                  extra=[Extra("bibtex", "howpublished", "by hand")])
+    entry = Entry(
+        type="article-journal",
+        key="k",
+        fields={"title": "T", "journal-ref": "X 1"},
+        extra=[Extra("bibtex", "howpublished", "by hand")],
+    )
     _, diagnostics = ris.write(Bibliography(entries=[entry]))
     assert [(d.code, d.message) for d in diagnostics] == [
         ("ris.not-written", "no RIS tag for: journal-ref, bibtex:howpublished")
@@ -479,7 +503,9 @@ def _our_view(entry: Entry) -> tuple[object, ...]:
 
 
 @pytest.mark.consumer
-@pytest.mark.parametrize("path", [p for p in RIS_FILES if "wos" not in p.name], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [p for p in RIS_FILES if "wos" not in p.name], ids=lambda p: p.name
+)
 def test_rispy_reads_what_we_write_from_the_corpus(path: Path) -> None:
     bib = _read(_text(path))
     text, _ = ris.write(bib)

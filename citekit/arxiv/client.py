@@ -102,7 +102,7 @@ class ArxivClient:
         session: requests.Session | None = None,
         timeout: float | tuple[float, float] = (10.0, 60.0),
         min_interval: float = 3.0,
-        max_retries: int = 4,
+        max_retries: int = 3,
         backoff: float = 5.0,
         rate_backoff: float = 30.0,
         max_delay: float = 300.0,
@@ -206,7 +206,7 @@ class ArxivClient:
                                         timeout=self.timeout, allow_redirects=True)  # fmt: skip
         except (requests.Timeout, requests.ConnectionError,
                 requests.exceptions.ChunkedEncodingError) as exc:  # fmt: skip
-            return _Retry(f"{type(exc).__name__}: {exc}", self._backoff(attempt), False)
+            return _Retry(_brief(exc), self._backoff(attempt), False)
         except requests.RequestException as exc:  # bad URL, too many redirects: final
             raise ArxivUnavailable(f"request failed: {exc}", url=url, attempt=attempt) from exc
         finally:
@@ -281,6 +281,15 @@ class ArxivClient:
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
         return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _brief(exc: Exception) -> str:
+    # urllib3 wraps the cause in a long "Max retries exceeded with url: ..." sentence
+    text = str(exc)
+    if "(Caused by " in text:
+        text = text.split("(Caused by ", 1)[1].rstrip(")")
+    text = " ".join(text.split())
+    return f"{type(exc).__name__}: {text[:160]}"
 
 
 def _one_connection_session() -> requests.Session:

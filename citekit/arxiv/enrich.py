@@ -274,7 +274,8 @@ def enrich_entries(
     Entries are found by the arXiv id they hold (batched `id_list` requests), else by title
     (see `EnrichPolicy.title_search`). With `client=None` or an offline cache only cached
     answers are used. Never raises for API trouble: the result's `failed` flag and one
-    `arxiv.unavailable` diagnostic say what was left unchanged.
+    `arxiv.unavailable` diagnostic (severity error, so the run exits 1) say what was left
+    unchanged; entries answered before the failure keep their enrichment.
     """
     policy = policy or EnrichPolicy()
     run = _Run(client, cache, policy, len(entries), progress)
@@ -427,8 +428,9 @@ def _summarise(run: _Run, total: int) -> None:
     stats = run.stats
     left = total - stats.skipped - stats.matched - stats.not_matched - stats.ambiguous
     if run.failure:
+        # an error, so the run ends with exit code 1, though every entry is still written
         run.diagnostics.append(
-            warning(
+            error(
                 "arxiv.unavailable",
                 f"arXiv enrichment stopped: "
                 f"{run.failure}; {left} of {total} entries were left as "
@@ -447,6 +449,9 @@ def _summarise(run: _Run, total: int) -> None:
         )
 
 
+ARGUMENTS = "arguments"  # the source name of ids given on the command line
+
+
 def fetch_entries(
     ids: Iterable[str],
     *,
@@ -463,34 +468,30 @@ def fetch_entries(
     policy = policy or EnrichPolicy()
     given = list(ids)
     run = _Run(client, cache, policy, len(given), progress)
+    # diagnostics and entries say which argument they come from: `arguments:2` is the second
     parsed = [(text, parse_arxiv_id(text)) for text in given]
-    for text, found in parsed:
+    for position, (text, found) in enumerate(parsed, 1):
         if found is None:
-            run.diagnostics.append(
-                error(
-                    "arxiv.invalid-id", f"not an arXiv id: {text!r}", source="arguments", raw=text
-                )
-            )
+            run.diagnostics.append(error("arxiv.invalid-id", f"not an arXiv id: {text!r}",
+                                         source=ARGUMENTS, line=position, raw=text))  # fmt: skip
     asked = [found.versioned for _, found in parsed if found is not None]
     known, refused = run.resolve_ids(asked)
     out: list[Entry] = []
     unanswered = 0
-    for text, found in parsed:
+    for position, (text, found) in enumerate(parsed, 1):
         if found is None:
             continue
         key = found.versioned
         record = known.get(key)
         if record is not None:
             run.stats.matched += 1
-            origin = Origin(f"arXiv:{key}", 0, "arxiv")
             out.append(record_entry(record, prefer_published=policy.prefer_published,
                                     cite_version=found.version is not None,
-                                    origin=origin))  # fmt: skip
+                                    origin=Origin(ARGUMENTS, position, "arxiv", text)))  # fmt: skip
         elif key in refused or key in known:  # refused by the API, or answered "no such paper"
             reason = refused.get(key, "arXiv has no such paper")
-            run.diagnostics.append(
-                error("arxiv.unknown-id", f"{text}: {reason}", source="arguments", raw=text)
-            )
+            run.diagnostics.append(error("arxiv.unknown-id", f"{text}: {reason}",
+                                         source=ARGUMENTS, line=position, raw=text))  # fmt: skip
         else:
             unanswered += 1
     run.sync()

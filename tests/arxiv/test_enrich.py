@@ -173,6 +173,7 @@ def test_failure_leaves_entries_unchanged_with_one_summary(
                             cache=cache, policy=EnrichPolicy(batch_size=1))  # fmt: skip
     assert result.entries == entries
     assert result.failed and _codes(result) == ["arxiv.unavailable"]
+    assert result.diagnostics[0].severity == "error"  # so the run exits 1
     assert "3 of 3 entries were left as they were" in result.diagnostics[0].message
     assert len(server.requests) == 2  # no further batch or title search after giving up
 
@@ -340,9 +341,13 @@ def test_fetch_entries_for_the_arxiv_command(server: LocalArxiv, make_client: Ma
     assert first.type == "article"
     assert [n.family for n in first.names["author"]] == ["Stanley", "Windisch"]
     assert first.get("DOI") == "10.48550/arXiv.1605.08386"
-    assert [(d.severity, d.code) for d in result.diagnostics] == [
-        ("error", "arxiv.invalid-id"),
-        ("error", "arxiv.unknown-id"),
+    assert [(d.severity, d.code, d.source, d.line) for d in result.diagnostics] == [
+        ("error", "arxiv.invalid-id", "arguments", 2),
+        ("error", "arxiv.unknown-id", "arguments", 4),
+    ]
+    assert [(e.origin.source, e.origin.line) for e in result.entries if e.origin] == [
+        ("arguments", 1),
+        ("arguments", 3),
     ]
     published = fetch_entries(["1111.2011"], client=make_client(),
                               policy=EnrichPolicy(prefer_published=True))  # fmt: skip

@@ -475,7 +475,8 @@ def _format_classic(name: Name, ascii: bool, problems: list[str]) -> str:
         problems.append(f"name with only a given name ({name.given!r}) written as a last name")
     von_last = f"{von} {family}" if von else family
     if suffix:
-        return f"{von_last}, {suffix}, {given}"
+        # bibtex rejects a name ending in a comma, so an absent First is an empty group
+        return f"{von_last}, {suffix}, {given or '{}'}"
     if given:
         return f"{von_last}, {given}"
     if von and _is_von(_split_words(von)[0][0][0]):

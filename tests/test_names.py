@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citekit import latex
 from citekit.model import OTHERS, Name
 from citekit.names import (
     format_bibtex_name,
@@ -510,3 +516,86 @@ def test_any_text_parses_and_formats_without_raising(text: str) -> None:
     format_bibtex_names_checked(names, ascii=False, extended=True)
     parse_display_name(text)
     parse_ris_name(text)
+
+
+# --- consumer: BibTeX itself splits our output the way we do -----------------------------------
+
+_DUMP_BST = r"""ENTRY { author } {} {}
+INTEGERS { nameptr numnames }
+FUNCTION {misc}
+{ author num.names$ 'numnames :=
+  #1 'nameptr :=
+  { nameptr numnames #1 + < }
+  { author nameptr "{ff}|{vv}|{ll}|{jj}" format.name$ write$ newline$
+    nameptr #1 + 'nameptr := }
+  while$
+}
+READ
+ITERATE {call.type$}
+"""
+
+
+def _bibtex_parts(part: str) -> str:
+    # BibTeX ties tokens with ~ and keeps our braces and LaTeX; undo both before comparing
+    return latex.decode_plain(part.replace("~", " ")) if part else ""
+
+
+@pytest.mark.consumer
+def test_bibtex_splits_our_names_as_we_do(tmp_path: Path) -> None:
+    if shutil.which("bibtex") is None:
+        pytest.skip("bibtex is not installed")
+    rng = random.Random(20261129)
+    names: list[Name] = [
+        Name(family="Berg", given="Jan", particle="van der"),
+        Name(family="Drummond de Andrade", given="Carlos"),
+        Name(family="Lloyd-Jones", given="Jean-Paul"),
+        Name(family="Müller", given="Jörg", suffix="Jr."),
+        Name(family="Ševčík", given="Šimon", particle="ďe"),
+        Name(family="Smith, Jones", given="A and B"),
+        Name(family="Plato"),
+        Name(family="Gogh", particle="van"),
+        Name(family="hooks", given="bell"),
+    ]
+    for _ in range(300):
+        names.append(
+            Name(
+                family=" ".join(
+                    rng.choice(
+                        ["Berg", "de", "Müller", "Øster", "la", "Lloyd-Jones", "Ševčík", "van"]
+                    )
+                    for _ in range(rng.randint(1, 3))
+                )
+                + " "
+                + rng.choice(["Smith", "Łukasiewicz", "Ó Súilleabháin", "D'Arcy"]),
+                given=" ".join(
+                    rng.choice(["Jan", "Jean-Paul", "É.", "de", "Ålfred", "J.-P."])
+                    for _ in range(rng.randint(0, 2))
+                ),
+                particle=" ".join(
+                    rng.choice(["van", "der", "de", "ďe", "von", "la"])
+                    for _ in range(rng.randint(0, 2))
+                ),
+                suffix=rng.choice(["", "", "Jr.", "III"]),
+            )
+        )
+    names = [n for n in names if n.given or n.particle or n.suffix or " " not in n.family]
+    body = format_bibtex_names(names, ascii=True)
+    (tmp_path / "t.bib").write_text(f"@misc{{k, author = {{{body}}}}}\n", encoding="ascii")
+    (tmp_path / "dump.bst").write_text(_DUMP_BST, encoding="ascii")
+    (tmp_path / "t.aux").write_text("\\citation{*}\n\\bibdata{t}\n\\bibstyle{dump}\n")
+    run = subprocess.run(["bibtex", "-terse", "t"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-600:]
+    # write$ output is wrapped at 79 columns: join the continuation lines back
+    lines = (tmp_path / "t.bbl").read_text(encoding="ascii").replace("\n ", " ").splitlines()
+    seen = []
+    for line in lines:
+        first, von, last, jr = line.split("|")
+        seen.append(
+            Name(
+                family=_bibtex_parts(last),
+                given=_bibtex_parts(first),
+                particle=_bibtex_parts(von),
+                suffix=_bibtex_parts(jr),
+            )
+        )
+    assert seen == names

@@ -171,9 +171,7 @@ class _Parser:
             return self.special_group(start, children)
         if nocase:
             return children
-        if all(isinstance(c, str) and not _has_cased_letter(c) for c in children):
-            return children  # `{"}`, `{2020}`: protection without letters protects nothing
-        return [Span("nocase", _children(children))]
+        return _nocase(children)
 
     def special_group(self, start: int, children: list[Node]) -> list[Node]:
         """A group starting with a command (`{\\"u}`): BibTeX's special character, no case
@@ -248,8 +246,8 @@ class _Parser:
 
     def span_command(self, kind: str, name: str, nocase: bool) -> list[Node]:
         children = self.argument_nodes(name, nocase)
-        if kind == "nocase" and nocase:
-            return children
+        if kind == "nocase":
+            return children if nocase else _nocase(children)
         inner = _children(children)
         if not inner:
             return []
@@ -319,7 +317,9 @@ class _Parser:
         return ACCENTS[name]
 
     def unknown_accent(self, name: str, start: int, children: list[Node]) -> list[Node]:
-        raw = _safe_raw(self.s[start : self.i])
+        source = self.s[start : self.i]
+        # only a braced argument is safe to keep raw: `\"\emph\t` would take what follows
+        raw = _safe_raw(source) if source.endswith("}") else None
         if raw is not None:
             self.problem(f"accent over LaTeX we cannot decode kept verbatim: {raw.tex}")
             return [raw]
@@ -460,6 +460,12 @@ def _clean(text: str) -> str:
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
     return text
+
+
+def _nocase(children: list[Node]) -> list[Node]:
+    if all(isinstance(c, str) and not _has_cased_letter(c) for c in children):
+        return children  # `{"}`, `{2020}`: protection without letters protects nothing
+    return [Span("nocase", _children(children))]
 
 
 def _has_cased_letter(text: str) -> bool:
@@ -626,7 +632,16 @@ _ESCAPES: dict[str, str] = {
 _ASCII_PUNCT: dict[str, str] = {
     "\u2013": "--", "\u2014": "---", "\u201c": "``", "\u201d": "''", "\u2018": "`",
 }  # fmt: skip
-_CLUSTER = re.compile(r".[\u0300-\u036f\u20d0-\u20ff]*", re.DOTALL)
+_SAFE_ASCII = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 !\"()*+,./:;<=>?@[]|"
+)
+# A run of characters written as they are (never the letter a combining mark sits on), or one
+# character with its combining marks.
+_ENCODE_TOKEN = re.compile(
+    r"[A-Za-z0-9 !\"()*+,./:;<=>?@\[\]|]+(?![\u0300-\u036f\u20d0-\u20ff])"
+    r"|.[\u0300-\u036f\u20d0-\u20ff]*",
+    re.DOTALL,
+)
 _ENDS_CONTROL_WORD = re.compile(r"\\[A-Za-z]+$")
 _LONE_WORD = re.compile(r"\\[A-Za-z]+$")
 
@@ -709,8 +724,11 @@ class _Encoder:
         text = _WHITESPACE_RUN.sub(" ", text)
         out: list[str] = []
         opened: list[int] = []  # positions of `{` still waiting for their `}`
-        for match in _CLUSTER.finditer(text):
+        for match in _ENCODE_TOKEN.finditer(text):
             cluster = match.group()
+            if cluster[0] in _SAFE_ASCII and not unicodedata.combining(cluster[-1]):
+                out.append(cluster)  # a run that needs nothing (and starts no ligature)
+                continue
             if len(cluster) > 1 and cluster[0].isascii() and not cluster[0].isalpha():
                 # a mark over a TeX special (`%̈`): write the special escaped, then the marks
                 self._special_then_marks(out, opened, cluster)
@@ -728,7 +746,9 @@ class _Encoder:
                 out.append(piece)
                 continue
             piece = self.cluster(cluster)
-            _append(out, piece, after_raw=False)
+            if out and piece[0] in "-`'" and out[-1][-1] == piece[0]:
+                out.append("{}")  # `--`, ``` `` ```, `''` would be read as one ligature
+            out.append(piece)
         for position in opened:
             out[position] = "\\textbraceleft{}"  # unpaired: `\{` would unbalance the file
         return "".join(out)
@@ -850,12 +870,12 @@ def encode(text: Text, *, ascii: bool) -> tuple[str, tuple[str, ...]]:
 
 # A word, with hyphenated parts kept together (`HO-FNO`, `ResNet-50`).
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
-_WORD_PART = re.compile(r"[^\W_]+")
+_HYPHEN = re.compile(r"-")
 _UPPER_IN_MATH = re.compile(r"(?<![\\A-Za-z])[A-Za-z]*[A-Z]")
 
 
 def _needs_protection(word: str) -> bool:
-    for part in _WORD_PART.findall(word):
+    for part in _HYPHEN.split(word):  # `Higher-Order` is two words, `O'Brien` one
         capitals = sum(1 for c in part if c.isupper())
         if capitals >= 2 or (capitals and not part[0].isupper()):
             return True

@@ -446,6 +446,9 @@ def test_protect_case_acronyms() -> None:
          nocase("μP"), " in ", nocase("3D"), " ", nocase("ResNet-50"))
     )  # fmt: skip
     assert protect_case("A Study of Things", "acronyms") == "A Study of Things"
+    assert protect_case("O'Brien's McDonald", "acronyms") == Rich(
+        (nocase("O'Brien's"), " ", nocase("McDonald"))
+    )
     # text inside nocase, math and raw is left alone; math with capitals is protected whole
     text = Rich((nocase("keep DNA"), " ", Math("O(n)"), " ", Math("x"), " ", Raw(r"\foo{AB}")))
     assert protect_case(text, "acronyms") == Rich(

@@ -1,14 +1,43 @@
 """The BibTeX/BibLaTeX format: the module surface the registry loads (`NAME`, `SUFFIXES`,
-`sniff`, `read`, `write`, `count_records`). Reading lives in bibtex_read, writing in
+`sniff`, `read`, `write`) plus `count_records`, the reader-independent record count. Reading
+lives in bibtex_read (whole-file passes) and bibtex_entry (per-entry stage), writing in
 bibtex_write, the shared type and field tables in bibtex_map. Never imports other formats.
 """
 
 from __future__ import annotations
 
-from .bibtex_read import count_records, read, sniff
+import re
+
+from .bibtex_read import read
 from .bibtex_write import write
 
 NAME = "bibtex"
 SUFFIXES: tuple[str, ...] = (".bib", ".bibtex")
+
+# ---------------------------------------------------------------------------------------------
+# Counting records independently of the parser
+# ---------------------------------------------------------------------------------------------
+
+# An entry starts with `@type{` or `@type(` at a line start (after blanks). `%@book{` lines are
+# commented out (biber's reading; classic BibTeX would see an entry there) and `@` inside a
+# line is text, so neither counts: the reader treats them the same way.
+_ENTRY_START = re.compile(r"(?:^|(?<=[\n\r]))[^\S\n\r]*@(\w*)[^\S\n\r]*[{(]")
+_NOT_ENTRIES = frozenset({"comment", "string", "preamble"})
+
+
+def count_records(text: str) -> int:
+    """How many entries `text` holds, by a regex scan that shares nothing with the reader."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return sum(1 for m in _ENTRY_START.finditer(text) if m.group(1).lower() not in _NOT_ENTRIES)
+
+
+_SNIFF = re.compile(r"(?m)^[\ufeff \t]*@[A-Za-z]+[ \t]*[{(]")
+
+
+def sniff(text: str) -> bool:
+    """True when some line starts with `@type{` or `@type(` (blanks and a BOM allowed)."""
+    return _SNIFF.search(text) is not None
+
 
 __all__ = ["NAME", "SUFFIXES", "count_records", "read", "sniff", "write"]

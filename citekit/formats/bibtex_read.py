@@ -1,7 +1,7 @@
 """BibTeX/BibLaTeX reading: bibtexparser's splitter, then our own whole-file passes (macros,
-duplicate keys, crossref/xdata inheritance), then a per-entry conversion to `Entry`.
+duplicate keys, crossref/xdata inheritance), then the per-entry stage (bibtex_entry).
 
-Part of the bibtex format. Imports model, diagnostics, latex, names, dates, bibtex_map and
+Part of the bibtex format. Imports model, diagnostics, bibtex_map, bibtex_entry and
 bibtexparser's splitter only (never its LaTeX or name middlewares, never other formats).
 """
 
@@ -9,62 +9,30 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 
 from bibtexparser import model as bp
 from bibtexparser.splitter import Splitter
 
-from .. import dates, latex, names
 from ..diagnostics import Diagnostic, error, info, warning
 from ..model import (
     Bibliography,
     Comment,
-    Date,
     DocItem,
     Entry,
-    Extra,
     Macro,
-    Name,
     Origin,
     Preamble,
     Rejected,
-    Text,
 )
 from . import bibtex_map as M
+from .bibtex_entry import RawEntry, RawField, convert_entry, slot
 
 FORMAT = "bibtex"
 
 # The splitter logs every failed block; we report them as diagnostics instead, so its records
 # must not reach stderr through logging's last-resort handler (applications can still listen).
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
-
-# ---------------------------------------------------------------------------------------------
-# Counting records independently of the parser
-# ---------------------------------------------------------------------------------------------
-
-# An entry starts with `@type{` or `@type(` at a line start (after blanks). `%@book{` lines are
-# commented out (biber's reading; classic BibTeX would see an entry there) and `@` inside a
-# line is text, so neither counts: the reader treats them the same way.
-_ENTRY_START = re.compile(r"(?:^|(?<=[\n\r]))[^\S\n\r]*@[^\S\n\r]*(\w*)[^\S\n\r]*[{(]")
-_NOT_ENTRIES = frozenset({"comment", "string", "preamble"})
-
-
-def count_records(text: str) -> int:
-    """How many entries `text` holds, by a regex scan that shares nothing with the reader."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return sum(1 for m in _ENTRY_START.finditer(text) if m.group(1).lower() not in _NOT_ENTRIES)
-
-
-_SNIFF = re.compile(r"(?m)^[\ufeff \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]")
-
-
-def sniff(text: str) -> bool:
-    """True when some line starts with `@type{` or `@type(` (blanks and a BOM allowed)."""
-    return _SNIFF.search(text) is not None
-
 
 # ---------------------------------------------------------------------------------------------
 # Preparing the text for the splitter
@@ -215,10 +183,16 @@ def _quote_end(value: str, start: int) -> int:
 def evaluate(value: str, macros: dict[str, str]) -> _Value:
     """The body BibTeX sees for a field value: delimiters removed, macros expanded, # joined."""
     if "#" not in value:
-        if value[:1] == "{" and value[-1:] == "}" and _group_end(value, 0) == len(value):
-            return _Value(value[1:-1])
-        if value[:1] == '"' and value[-1:] == '"' and _quote_end(value, 0) == len(value):
-            return _Value(value[1:-1])
+        first, last = value[:1], value[-1:]
+        if first == "{" and last == "}":
+            inner = value[1:-1]
+            # no inner braces: certainly one group (the common case, checked without a scan)
+            if ("{" not in inner and "}" not in inner) or _group_end(value, 0) == len(value):
+                return _Value(inner)
+        elif first == '"' and last == '"':
+            inner = value[1:-1]
+            if '"' not in inner or _quote_end(value, 0) == len(value):
+                return _Value(inner)
         if value.isdigit():
             return _Value(value)
         if _BARE.match(value):
@@ -268,39 +242,6 @@ def _evaluate_general(value: str, macros: dict[str, str]) -> _Value:
                 return _Value("".join(parts), tuple(undefined), malformed=True)
             i += 1
     return _Value("".join(parts), tuple(undefined))
-
-
-# ---------------------------------------------------------------------------------------------
-# Raw entries (what the whole-file passes work on)
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class RawField:
-    name: str  # as written
-    lname: str
-    body: str  # macro-resolved body, LaTeX not decoded
-    line: int
-    inherited: bool = False
-
-
-@dataclass(slots=True)
-class RawEntry:
-    type: str  # lowercased, as written
-    key: str
-    fields: list[RawField]
-    line: int
-    raw: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-    def has(self, lname: str) -> bool:
-        return any(f.lname == lname for f in self.fields)
-
-    def first(self, lname: str) -> RawField | None:
-        for f in self.fields:
-            if f.lname == lname:
-                return f
-        return None
 
 
 _COMMENT_LINE = re.compile(r"(?m)^[^\S\n]*%[^\n]*\n?")
@@ -557,21 +498,6 @@ class _Inheritance:
         self.state[i] = 2
 
 
-def slot(csl_type: str, lname: str) -> str:
-    """What a BibTeX field fills in an entry of `csl_type`: its canonical variable, name role
-    or date role (`journal` and `journaltitle` fill the same slot; so do `year` and `date`)."""
-    rule = M.read_index(csl_type).get(lname)
-    if rule is not None:
-        return rule.canonical
-    if lname in M.ISSUED_FIELDS:
-        return "issued"
-    if lname in ("eprinttype", "archiveprefix"):
-        return "eprinttype"
-    if lname in ("eprintclass", "primaryclass"):
-        return "eprintclass"
-    return M.NAME_FIELDS.get(lname) or M.DATE_FIELDS.get(lname) or lname
-
-
 def _inherit(child: RawEntry, parent: RawEntry, *, crossref: bool) -> None:
     """Give `child` the parent's fields for the slots it has not filled (by meaning, not by
     name, so that reading our own output, where `journal` may be `journaltitle`, inherits the
@@ -597,231 +523,6 @@ def _inherit(child: RawEntry, parent: RawEntry, *, crossref: bool) -> None:
         have.add(filled)
         added.append(RawField(name, lname, f.body, f.line, inherited=True))
     child.fields.extend(added)
-
-
-# ---------------------------------------------------------------------------------------------
-# Per-entry conversion (pure: depends only on the raw entry, so it could run in parallel)
-# ---------------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=65536)
-def _decode(body: str) -> latex.Decoded:
-    return latex.decode(body)
-
-
-_BLANKS = re.compile(r"\s+")
-_DASHES = re.compile(r"[^\S\n]*[-\u2013\u2014\u2212]+[^\S\n]*")
-_ARXIV_VERSION = re.compile(r"^(.+?)v(\d+)$")
-_ARXIV_PREFIX = re.compile(r"^arxiv:\s*", re.IGNORECASE)
-
-
-def _problem_diagnostic(problem: str, where: dict[str, object], field_name: str) -> Diagnostic:
-    text = f"field {field_name}: {problem}"
-    if "math" in problem.lower():
-        return info("latex.math-outside-math", text, **where)
-    if "unknown" in problem.lower() or "command" in problem.lower():
-        return warning("latex.unknown-command", text, **where)
-    return warning("latex.problem", text, **where)
-
-
-@dataclass(slots=True)
-class _Build:
-    fields: dict[str, Text] = field(default_factory=dict)
-    names: dict[str, list[Name]] = field(default_factory=dict)
-    dates: dict[str, Date] = field(default_factory=dict)
-    used: set[int] = field(default_factory=set)  # indexes of raw fields consumed
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-def convert_entry(raw: RawEntry, source: str) -> tuple[Entry, list[Diagnostic]]:
-    """One raw entry -> `Entry`: type and field maps, LaTeX decoding, names, dates, extras."""
-    csl_type = M.READ_TYPES.get(raw.type)
-    build = _Build()
-    subtype = _article_subtype(raw, csl_type, build)
-    if subtype:
-        csl_type = subtype
-    if csl_type is None:
-        csl_type = "document"
-        build.diagnostics.append(
-            warning(
-                "bibtex.unknown-type",
-                f"entry type @{raw.type} is unknown; read as a document "
-                "(the type is kept for BibTeX output)",
-                source=source,
-                line=raw.line,
-                key=raw.key,
-            )
-        )
-    index = M.read_index(csl_type)
-    candidates: dict[str, list[tuple[int, int]]] = {}  # canonical -> (priority, field index)
-    issued: dict[str, int] = {}
-    eprint: dict[str, int] = {}
-    for i, f in enumerate(raw.fields):
-        ln = f.lname
-        where = {"source": source, "line": f.line, "key": raw.key}
-        if ln in M.NAME_FIELDS or ln in M.GENERIC_NAMES:
-            role = M.NAME_FIELDS.get(ln, ln)
-            if role not in build.names:
-                build.names[role] = _names(f, where, build)
-                build.used.add(i)
-        elif ln in M.ISSUED_FIELDS:
-            issued.setdefault(ln, i)
-        elif ln in M.DATE_FIELDS or ln in M.GENERIC_DATES:
-            role = M.DATE_FIELDS.get(ln, ln)
-            if role not in build.dates:
-                d = _date(where, build, date=f.body)
-                if d is not None:
-                    build.dates[role] = d
-                    build.used.add(i)
-        elif ln in M.EPRINT_FIELDS:
-            eprint.setdefault(ln, i)
-        elif ln in index:
-            rule = index[ln]
-            candidates.setdefault(rule.canonical, []).append((rule.read.index(ln), i))
-        elif ln in M.GENERIC_TEXT and ln not in build.fields:
-            build.fields[ln] = _text(f, "text", where, build)
-            build.used.add(i)
-    if issued:
-        _issued(raw, issued, source, build)
-    if eprint:
-        _eprint(raw, eprint, build)
-    for canonical, found in candidates.items():
-        _priority, i = min(found)
-        f = raw.fields[i]
-        rule = index[f.lname]
-        where = {"source": source, "line": f.line, "key": raw.key}
-        build.fields[canonical] = _text(f, rule.kind, where, build)
-        build.used.add(i)
-    _thesis_genre(raw.type, csl_type, build)
-    fields = {k: build.fields[k] for k in _field_order(build.fields)}
-    extra = [Extra(FORMAT, f.name, f.body) for i, f in enumerate(raw.fields)
-             if i not in build.used]  # fmt: skip
-    entry = Entry(
-        type=csl_type,
-        key=raw.key,
-        original_key=raw.key,
-        source_type=raw.type,
-        fields=fields,
-        names=build.names,
-        dates=build.dates,
-        extra=extra,
-        origin=Origin(source, raw.line, FORMAT, raw.raw),
-    )
-    return entry, raw.diagnostics + build.diagnostics
-
-
-_CANONICAL_RANK: dict[str, int] = {}
-for _i, _r in enumerate(M.FIELD_RULES):
-    _CANONICAL_RANK.setdefault(_r.canonical, _i)
-
-
-def _field_order(fields: dict[str, Text]) -> list[str]:
-    """Canonical fields in a fixed order, so field order in the file never changes the model."""
-    return sorted(fields, key=lambda k: (_CANONICAL_RANK.get(k, len(_CANONICAL_RANK)), k))
-
-
-def _nfc(body: str) -> str:
-    """Composed Unicode, as LaTeX accents decode to: `e` + U+0301 and `\\'e` read the same."""
-    return (
-        body
-        if body.isascii() or unicodedata.is_normalized("NFC", body)
-        else (unicodedata.normalize("NFC", body))
-    )
-
-
-def _text(f: RawField, kind: str, where: dict[str, object], build: _Build) -> Text:
-    body = f.body
-    if kind == "verbatim":
-        return body
-    if kind == "page":
-        body = _DASHES.sub("-", body.strip())
-    decoded = _decode(_nfc(body))
-    for problem in decoded.problems:
-        build.diagnostics.append(_problem_diagnostic(problem, where, f.name))
-    return decoded.text
-
-
-def _names(f: RawField, where: dict[str, object], build: _Build) -> list[Name]:
-    # BibTeX reads any run of blanks in a name list as one space (line breaks included)
-    parsed, problems = names.parse_bibtex_names(_nfc(_BLANKS.sub(" ", f.body.strip())))
-    for problem in problems:
-        build.diagnostics.append(warning("bibtex.name", f"field {f.name}: {problem}", **where))
-    return parsed
-
-
-def _date(where: dict[str, object], build: _Build, **parts: str | None) -> Date | None:
-    parsed, problems = dates.parse_bibtex_date(**parts)
-    for problem in problems:
-        build.diagnostics.append(warning("bibtex.date", problem, **where))
-    return parsed
-
-
-def _issued(raw: RawEntry, found: dict[str, int], source: str, build: _Build) -> None:
-    parts = {name: raw.fields[i].body for name, i in found.items()}
-    line = raw.fields[min(found.values())].line
-    d = _date({"source": source, "line": line, "key": raw.key}, build, **parts)
-    if d is not None:
-        build.dates["issued"] = d
-    # every part was read (dates.py reports the ones it ignored)
-    build.used.update(found.values())
-
-
-def _eprint(raw: RawEntry, found: dict[str, int], build: _Build) -> None:
-    def body(name: str) -> str | None:
-        i = found.get(name)
-        return None if i is None else raw.fields[i].body.strip()
-
-    archive, prefix = body("eprinttype"), body("archiveprefix")
-    eclass, pclass = body("eprintclass"), body("primaryclass")
-    ident = body("eprint")
-    use = {found[n] for n in ("eprint", "eprinttype", "eprintclass") if n in found}
-    # archivePrefix/primaryClass are aliases; one that disagrees with its twin stays an extra
-    if prefix is not None and (archive is None or prefix.lower() == archive.lower()):
-        use.add(found["archiveprefix"])
-    if pclass is not None and (eclass is None or pclass == eclass):
-        use.add(found["primaryclass"])
-    kind = archive if archive is not None else prefix
-    cls = eclass if eclass is not None else pclass
-    if kind is not None and kind.lower() == "arxiv" and ident:
-        ident = _ARXIV_PREFIX.sub("", ident)
-        m = _ARXIV_VERSION.match(ident)
-        if m:
-            build.fields["arxiv"] = m.group(1)
-            build.fields["arxiv-version"] = m.group(2)
-        else:
-            build.fields["arxiv"] = ident
-        if cls:
-            build.fields["arxiv-class"] = latex.decode_plain(cls)
-    else:
-        if ident is not None:
-            build.fields["eprint"] = ident
-        if kind is not None:
-            build.fields["eprinttype"] = latex.decode_plain(kind)
-        if cls is not None:
-            build.fields["eprintclass"] = latex.decode_plain(cls)
-    build.used.update(use)
-
-
-def _article_subtype(raw: RawEntry, csl_type: str | None, build: _Build) -> str | None:
-    """`@article` with `entrysubtype = {magazine}` or `{newspaper}` (biblatex, pandoc)."""
-    if csl_type != "article-journal":
-        return None
-    for i, f in enumerate(raw.fields):
-        if f.lname == "entrysubtype":
-            found = M.ARTICLE_SUBTYPES.get(f.body.strip().lower())
-            if found:
-                build.used.add(i)
-            return found
-    return None
-
-
-def _thesis_genre(source_type: str, csl_type: str, build: _Build) -> None:
-    """Theses: the entry type implies the degree; biblatex's `type` keys become their text."""
-    genre = build.fields.get("genre")
-    if isinstance(genre, str) and genre.lower() in M.GENRE_KEYS:
-        build.fields["genre"] = M.GENRE_KEYS[genre.lower()]
-    elif genre is None and csl_type == "thesis" and source_type in M.THESIS_GENRES:
-        build.fields["genre"] = M.THESIS_GENRES[source_type]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -449,12 +449,13 @@ def _guard(part: str) -> str:
 
 
 def _guard_family(family: str) -> str:
-    """Brace a family name BibTeX would mis-split: a lowercase word before its last word."""
+    """Brace a family name with a lowercase word: BibTeX would read the words before the last
+    one as von, and biber even a lone lowercase family ("hooks, bell") as a prefix."""
     family = _guard(family)
     if _is_one_group(family):
         return family
     words, _ = _split_words(family)
-    if any(_is_von(w) for w in words[0][:-1]):
+    if any(_is_von(w) for w in words[0]):
         return "{" + family + "}"
     return family
 
@@ -481,12 +482,12 @@ def _format_classic(name: Name, ascii: bool, problems: list[str]) -> str:
         return f"{von_last}, {given}"
     if von and _is_von(_split_words(von)[0][0][0]):
         return von_last
-    if von:
-        # "De Gaulle" alone would read as First "De", Last "Gaulle": keep it one family unit.
-        family = _guard_family(f"{von} {family_text}")
-    # Family only: a lone word stays bare. Several words must be braced or BibTeX reads them
-    # as First Last; braced, BibTeX cannot tell them from a corporate name, so they read back
-    # as a literal (a trailing comma would keep them apart, but bibtex rejects it).
+    # Family only: a lone word stays bare (even "hooks": bibtex and biber read it as Last).
+    # Several words must be braced or BibTeX reads them as First Last; braced, BibTeX cannot
+    # tell them from a corporate name, so they read back as a literal (a trailing comma would
+    # keep them apart, but bibtex rejects it). A capitalised particle joins them: "De Gaulle"
+    # alone would read as First "De", Last "Gaulle".
+    family = _guard(f"{von} {family_text}" if von else family_text)
     words, _ = _split_words(family)
     if len(words[0]) > 1 or family == "others":
         return "{" + family + "}"

@@ -21,6 +21,7 @@ __all__ = [
     "parse_bibtex_date",
     "parse_edtf",
     "format_biblatex_date",
+    "biblatex_date_losses",
     "format_bibtex_year",
     "bibtex_month_macro",
     "is_open_range",
@@ -344,6 +345,8 @@ def format_biblatex_date(d: Date) -> str:
     """
     if d.literal or d.year is None:
         return d.literal
+    if biblatex_date_losses(d):
+        return _year_text(d.year)  # biber reads a Y-year only on its own
     flag = "~" if d.circa else ""
     start = _edtf_one(d.year, d.month, d.day, d.season) + flag
     if not d.is_range:
@@ -352,6 +355,18 @@ def format_biblatex_date(d: Date) -> str:
         return f"{start}/.."
     end = _edtf_one(d.end_year, d.end_month, d.end_day, None) + flag  # type: ignore[arg-type]
     return f"{start}/{end}"
+
+
+def biblatex_date_losses(d: Date) -> list[str]:
+    """What `format_biblatex_date` cannot write: biber reads a year past 9999 (`Y17000002`) only
+    on its own, without month, day, season, circa or a range."""
+    if d.literal or d.year is None:
+        return []
+    big = abs(d.year) > 9999 or (d.end_year is not None and abs(d.end_year) > 9999)
+    extra = d.month is not None or d.season is not None or d.circa or d.is_range
+    if big and extra:
+        return [f"year {d.year} is written alone: biber reads a year past 9999 only on its own"]
+    return []
 
 
 def format_bibtex_year(d: Date) -> str:

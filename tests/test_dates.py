@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import random
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from citekit.dates import (
     MONTH_MACROS,
     OPEN_END,
+    biblatex_date_losses,
     bibtex_month_macro,
     date_from_csl,
     date_to_csl,
@@ -262,6 +266,7 @@ def _dates() -> st.SearchStrategy[Date]:
 @settings(max_examples=300, deadline=None)
 @given(_dates())
 def test_biblatex_round_trip(date: Date) -> None:
+    assume(not biblatex_date_losses(date))
     assert parse_bibtex_date(date=format_biblatex_date(date)) == (date, [])
 
 
@@ -407,6 +412,16 @@ def test_format_ris(date: Date, py: str, da: str) -> None:
     assert parse_ris_date(da)[0] == date if da and not date.is_range else True
 
 
+def test_years_past_9999_are_written_alone() -> None:
+    date = Date(17000002, 5, circa=True)
+    assert format_biblatex_date(date) == "Y17000002"
+    assert biblatex_date_losses(date) == [
+        "year 17000002 is written alone: biber reads a year past 9999 only on its own"
+    ]
+    assert biblatex_date_losses(Date(17000002)) == []
+    assert biblatex_date_losses(Date(2020, 5, circa=True)) == []
+
+
 def test_ris_losses() -> None:
     assert ris_date_losses(Date(2012)) == []
     assert ris_date_losses(Date(1995, end_year=1996, circa=True)) == [
@@ -475,3 +490,34 @@ def test_any_text_is_a_date_or_a_reported_literal(a: str, b: str, c: str) -> Non
     ):
         if date is not None and date.literal:
             assert problems
+
+
+# --- consumer: biber accepts every date we write -------------------------------------------------
+
+
+@pytest.mark.consumer
+def test_biber_accepts_our_biblatex_dates(tmp_path: Path) -> None:
+    if shutil.which("biber") is None:
+        pytest.skip("biber is not installed")
+    rng = random.Random(811)
+    written: list[str] = []
+    for i in range(200):
+        year = rng.choice([rng.randint(1, 2999), rng.randint(-999, -1), rng.randint(10000, 99999)])
+        month = rng.choice([None, rng.randint(1, 12)])
+        day = rng.randint(1, 28) if month and rng.random() < 0.5 else None
+        season = rng.randint(1, 4) if month is None and rng.random() < 0.2 else None
+        kind = rng.choice(["single", "range", "open"])
+        end = (
+            OPEN_END if kind == "open" else (year + rng.randint(0, 30) if kind == "range" else None)
+        )
+        date = Date(year, month, day, end, month if end not in (None, OPEN_END) else None,
+                    circa=rng.random() < 0.2, season=season)  # fmt: skip
+        written.append(f"@misc{{d{i}, date = {{{format_biblatex_date(date)}}}}}")
+    (tmp_path / "d.bib").write_text("\n".join(written) + "\n", encoding="utf-8")
+    run = subprocess.run(
+        ["biber", "--tool", "--output-format=bibtex", "d.bib"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, (run.stdout + run.stderr)[-600:]
+    complaints = [line for line in run.stdout.splitlines() if re.match(r"(WARN|ERROR)", line)]
+    assert complaints == [], "\n".join(complaints)

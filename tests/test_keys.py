@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -408,3 +411,50 @@ def test_keys_are_unique_usable_and_idempotent(items: list[Entry], keep: bool) -
     assert again.diagnostics == []
     # same input, same keys
     assert [e.key for e in assign_keys(items, keep_keys=keep).entries] == keys
+
+
+# --- consumers: bibtex, biber under pdfLaTeX and pandoc all find usable keys ----------------------
+
+_EDGE_KEYS = [
+    "smith2020", "Smith2020a", "DBLP:conf/nips/VaswaniSPUJGKP17", "smith_2020", "smith-2020.v2",
+    "2020smith", "_x", "a+b", "a.b:c",
+]  # fmt: skip
+
+
+def _run(args: list[str], cwd: Path) -> str:
+    run = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return run.stdout + run.stderr
+
+
+@pytest.mark.consumer
+def test_usable_keys_work_in_bibtex_biber_and_pandoc(tmp_path: Path) -> None:
+    for tool in ("pdflatex", "bibtex", "biber", "pandoc"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    assert all(is_usable_key(k) for k in _EDGE_KEYS)
+    entries = "".join(
+        f"@misc{{{k}, author = {{A Smith}}, title = {{T{i}}}, year = 2020}}\n"
+        for i, k in enumerate(_EDGE_KEYS)
+    )
+    (tmp_path / "k.bib").write_text(entries, encoding="ascii")
+    cites = ",".join(_EDGE_KEYS)
+    (tmp_path / "a.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\cite{" + cites + "}"
+        "\\bibliographystyle{plain}\\bibliography{k}\\end{document}\n"
+    )
+    (tmp_path / "b.tex").write_text(
+        "\\documentclass{article}\\usepackage[backend=biber]{biblatex}\\addbibresource{k.bib}"
+        "\\begin{document}\\cite{" + cites + "}\\printbibliography\\end{document}\n"
+    )
+    latex = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error"]
+    for doc, backend in (("a", "bibtex"), ("b", "biber")):
+        _run([*latex, doc], tmp_path)
+        log = _run([backend, doc], tmp_path)
+        assert "error" not in log.lower(), log[-600:]
+        _run([*latex, doc], tmp_path)
+        final = _run([*latex, doc], tmp_path)
+        assert "undefined" not in final.lower(), final[-600:]
+    (tmp_path / "p.md").write_text("".join(f"- @{k}\n" for k in _EDGE_KEYS))
+    out = _run(["pandoc", "p.md", "--citeproc", "--bibliography=k.bib", "-t", "plain"], tmp_path)
+    assert "not found" not in out, out[-600:]
+    assert all(f"T{i}" in out for i in range(len(_EDGE_KEYS))), out[-600:]

@@ -44,7 +44,6 @@ _NEEDS_TOKENIZER = re.compile(r"[\\{}$~`]|''")
 _WHITESPACE_RUN = re.compile(r"[ \t\r\n]+")
 _PLAIN_RUN = re.compile(r"[^\\{}$~`'\-]+")
 _CONTROL_WORD = re.compile(r"[A-Za-z]+")
-_SPACES = re.compile(r"[ \t\r\n]*")
 
 _LETTER_ACCENTS = frozenset("uvHckrdbt")
 # Commands whose one argument becomes a span.
@@ -151,7 +150,7 @@ class _Parser:
         match = _CONTROL_WORD.match(self.s, self.i + 1)
         if match is None or match.group() not in _SWITCHES:
             return None
-        self.i = _SPACES.match(self.s, match.end()).end()
+        self.i = _after_spaces(self.s, match.end())
         return (_SWITCHES[match.group()],)
 
     # -- groups ------------------------------------------------------------------------------
@@ -242,10 +241,10 @@ class _Parser:
         return self.unknown(name, start, word)
 
     def skip_spaces(self) -> None:
-        self.i = _SPACES.match(self.s, self.i).end()
+        self.i = _after_spaces(self.s, self.i)
 
     def span_command(self, kind: str, name: str, nocase: bool) -> list[Node]:
-        children = self.argument_nodes(name, nocase)
+        children = self.argument_nodes(name, nocase or kind == "nocase")
         if kind == "nocase":
             return children if nocase else _nocase(children)
         inner = _children(children)
@@ -275,7 +274,7 @@ class _Parser:
 
     def braced_source(self) -> str | None:
         """The verbatim text of the braced group at self.i (spaces before it skipped)."""
-        start = _SPACES.match(self.s, self.i).end()
+        start = _after_spaces(self.s, self.i)
         if not self.s.startswith("{", start):
             return None
         end = _matching_brace(self.s, start)
@@ -378,7 +377,7 @@ class _Parser:
     def delimited_math(self, start: int, closer: str) -> list[Node]:
         end = _find_unescaped(self.s, closer, self.i)
         if end < 0:
-            self.problem(f"unterminated math: {self.s[start:self.i]} kept as text")
+            self.problem(f"unterminated math: {self.s[start : self.i]} kept as text")
             return [self.s[start : self.i]]
         body = self.s[self.i : end]
         self.i = end + 2
@@ -436,6 +435,13 @@ class _Parser:
             raw = Raw(s[start : self.i])
         self.problem(f"unknown command \\{name} kept verbatim")
         return [raw]
+
+
+def _after_spaces(s: str, i: int) -> int:
+    n = len(s)
+    while i < n and s[i] in " \t\r\n":
+        i += 1
+    return i
 
 
 def _children(nodes: list[Node]) -> tuple[Node, ...]:
@@ -633,7 +639,7 @@ _ASCII_PUNCT: dict[str, str] = {
     "\u2013": "--", "\u2014": "---", "\u201c": "``", "\u201d": "''", "\u2018": "`",
 }  # fmt: skip
 _SAFE_ASCII = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 !\"()*+,./:;<=>?@[]|"
+    'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 !"()*+,./:;<=>?@[]|'
 )
 # A run of characters written as they are (never the letter a combining mark sits on), or one
 # character with its combining marks.
@@ -690,9 +696,7 @@ class _Encoder:
         # `{\emph{X}}` is a BibTeX special character and protects nothing: the usual cure is
         # double braces; where the inner group would itself read back as one special
         # character (raw LaTeX, a lone \ensuremath), an empty group starts the span instead.
-        lone_bare_math = (
-            len(span.children) == 1 and isinstance(span.children[0], Math)
-        )
+        lone_bare_math = len(span.children) == 1 and isinstance(span.children[0], Math)
         if _has_raw(span.children) or lone_bare_math:
             return "{{}" + inner + "}"
         return "{{" + inner + "}}"
@@ -871,6 +875,7 @@ def encode(text: Text, *, ascii: bool) -> tuple[str, tuple[str, ...]]:
 # A word, with hyphenated parts kept together (`HO-FNO`, `ResNet-50`).
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
 _HYPHEN = re.compile(r"-")
+_WORD_START = re.compile(r"[^\W_]+")
 _UPPER_IN_MATH = re.compile(r"(?<![\\A-Za-z])[A-Za-z]*[A-Z]")
 
 
@@ -901,8 +906,15 @@ def _math_has_capitals(tex: str) -> bool:
 
 def _protect_nodes(nodes: tuple[Node, ...]) -> list[Node]:
     out: list[Node] = []
+    previous: Node | None = None
     for node in nodes:
         if isinstance(node, str):
+            if isinstance(previous, Math):
+                # letters glued to math form one word with it (`$μ$P`): protect them too
+                glued = _WORD_START.match(node)
+                if glued and any(c.isupper() for c in glued.group()):
+                    out.append(Span("nocase", (glued.group(),)))
+                    node = node[glued.end() :]
             out.extend(_protect_string(node))
         elif isinstance(node, Span) and node.kind != "nocase":
             out.append(Span(node.kind, _tuple(_protect_nodes(node.children))))
@@ -911,6 +923,7 @@ def _protect_nodes(nodes: tuple[Node, ...]) -> list[Node]:
             out.append(Span("nocase", (node,)))
         else:
             out.append(node)
+        previous = node
     return out
 
 

@@ -11,7 +11,7 @@ import html
 import re
 
 from .mathmap import math_pieces
-from .model import Math, Node, Raw, Span, Text, make_text
+from .model import Math, Node, Span, Text, make_text
 
 _CSL_OPEN: dict[str, str] = {
     "i": "<i>", "b": "<b>", "sup": "<sup>", "sub": "<sub>",

@@ -143,8 +143,7 @@ MATH_IGNORED: frozenset[str] = frozenset(
 )
 # Commands whose argument is text (kept as written, spaces included).
 MATH_TEXT_ARG: frozenset[str] = frozenset(
-    "text textrm textnormal mathrm operatorname textit textsf texttt mathit mbox "
-    "textup".split()
+    "text textrm textnormal mathrm operatorname textit textsf texttt mathit mbox textup".split()
 )
 # Accents over a math argument.
 MATH_ACCENTS: dict[str, str] = {
@@ -160,8 +159,11 @@ _ALPHABETS: dict[str, str] = {
     "mathfrak": "FRAKTUR", "mathbf": "BOLD", "boldsymbol": "BOLD", "bm": "BOLD",
     "mathsf": "SANS-SERIF", "mathtt": "MONOSPACE",
 }  # fmt: skip
-_LETTERLIKE_FALLBACK = {"FRAKTUR": "BLACK-LETTER", "SCRIPT": "SCRIPT", "DOUBLE-STRUCK":
-                        "DOUBLE-STRUCK"}
+_LETTERLIKE_FALLBACK = {
+    "FRAKTUR": "BLACK-LETTER",
+    "SCRIPT": "SCRIPT",
+    "DOUBLE-STRUCK": "DOUBLE-STRUCK",
+}
 
 
 @lru_cache(maxsize=4096)
@@ -193,8 +195,8 @@ MATH_ARG_COMMANDS: dict[str, int] = {
 # Unicode superscripts and subscripts.
 SUPERSCRIPTS: dict[str, str] = dict(
     zip(
-        "0123456789+-=()ni" "abcdefghjklmoprstuvwxyz" "ABDEGHIJKLMNOPRTUVW",
-        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ" "ᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻ" "ᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ",
+        "0123456789+-=()niabcdefghjklmoprstuvwxyzABDEGHIJKLMNOPRTUVW",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ",
         strict=True,
     )
 )
@@ -211,8 +213,9 @@ SUBSCRIPTS["−"] = "₋"
 Piece = tuple[str, str]  # ("text" | "sup" | "sub", unicode)
 
 _MATH_TOKEN = re.compile(r"\\([A-Za-z]+|.)|([{}^_])|(\s+)|(.)", re.DOTALL)
-_PLAIN_MATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                        "()[]=+-<>,.;:!?/|'*@\"")
+_PLAIN_MATH = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789()[]=+-<>,.;:!?/|'*@\""
+)
 
 
 class _Unmappable(Exception):

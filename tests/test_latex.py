@@ -97,7 +97,9 @@ def test_plain_values_take_the_fast_path_unchanged() -> None:
     assert decode("Monthly Weather Review") == ("Monthly Weather Review", ())
     # BibTeX collapses whitespace runs, newlines included
     value = "Representation of Topography by Shaved Cells in a\n    \t\t   Height Coordinate"
-    assert decode(value).text == "Representation of Topography by Shaved Cells in a Height Coordinate"
+    assert (
+        decode(value).text == "Representation of Topography by Shaved Cells in a Height Coordinate"
+    )
     assert decode("  x  ").text == "x"
     assert decode("").text == ""
 
@@ -338,8 +340,7 @@ def test_corpus_bbt_math_627_values() -> None:
             "Test of markupconversion: Italics, bold, superscript, subscript, and small caps: "
             "Mitochondrial DNA",
             Math(r"_{\textrm{2}}"),
-            " sequences suggest unexpected phylogenetic position of Corso-Sardinian grass "
-            "snakes (",
+            " sequences suggest unexpected phylogenetic position of Corso-Sardinian grass snakes (",
             span("i", "Natrix cetti"),
             ") and ",
             span("b", "do not"),
@@ -355,7 +356,10 @@ def test_corpus_bbt_title_cased_1246_values() -> None:
     assert decode("Adcroft, Alistair  and  Chris Hill\n    \t\t   and  John Marshall").text == (
         "Adcroft, Alistair and Chris Hill and John Marshall"
     )
-    title = "Representation of Topography by Shaved Cells in a\n    \t\t   Height Coordinate Ocean Model"
+    title = (
+        "Representation of Topography by Shaved Cells in a\n"
+        "    \t\t   Height Coordinate Ocean Model"
+    )
     assert decode(title) == (
         "Representation of Topography by Shaved Cells in a Height Coordinate Ocean Model",
         (),
@@ -371,7 +375,8 @@ def test_corpus_bbt_title_cased_1246_values() -> None:
     [
         ("R&D 50% #1 a_b $5", r"R\&D 50\% \#1 a\_b \$5", r"R\&D 50\% \#1 a\_b \$5"),
         ("{x}", r"\{x\}", r"\{x\}"),
-        ("a } b {", r"a \textbraceright{} b \textbraceleft{}", r"a \textbraceright{} b \textbraceleft{}"),
+        ("a } b {", r"a \textbraceright{} b \textbraceleft{}",
+         r"a \textbraceright{} b \textbraceleft{}"),
         ("C:\\dir ~ x^2", r"C:\textbackslash{}dir \textasciitilde{} x\textasciicircum{}2",
          r"C:\textbackslash{}dir \textasciitilde{} x\textasciicircum{}2"),
         ("a\u00a0b\u2009c", r"a~b\,c", r"a~b\,c"),
@@ -412,7 +417,7 @@ def test_encode_spans_and_protection() -> None:
     )
     # `{\textit{X}}` would cancel the protection: double braces
     assert encode(Rich((nocase(span("i", "X"), " y"),)), ascii=True) == (r"{{\textit{X} y}}", ())
-    assert encode(Rich((nocase("Über"),)), ascii=True) == (r'{{\"U}ber}', ())
+    assert encode(Rich((nocase("Über"),)), ascii=True) == (r"{{\"U}ber}", ())
     assert encode(Rich((nocase(Math(r"\alpha", True)),)), ascii=True) == (
         r"{{}\ensuremath{\alpha}}",
         (),
@@ -423,7 +428,10 @@ def test_encode_spans_and_protection() -> None:
 def test_encode_math_and_raw() -> None:
     assert encode(Rich((Math("μ"), "P")), ascii=False) == (r"$\mu$P", ())
     assert encode(Rich((Math("x"), Math("y"))), ascii=True) == ("$x${}$y$", ())
-    assert encode(Rich((Math(r"\mathbb{E}", True),)), ascii=True) == (r"\ensuremath{\mathbb{E}}", ())
+    assert encode(Rich((Math(r"\mathbb{E}", True),)), ascii=True) == (
+        r"\ensuremath{\mathbb{E}}",
+        (),
+    )
     assert encode(Rich((Raw(r"\noopsort{a}"), "b")), ascii=True) == (r"\noopsort{a}b", ())
     assert encode(Rich((Raw(r"\foo"), "bar")), ascii=True) == (r"\foo\relax{}bar", ())
     # math or raw that cannot be written safely is written as text, with a problem
@@ -453,6 +461,10 @@ def test_protect_case_acronyms() -> None:
     text = Rich((nocase("keep DNA"), " ", Math("O(n)"), " ", Math("x"), " ", Raw(r"\foo{AB}")))
     assert protect_case(text, "acronyms") == Rich(
         (nocase("keep DNA"), " ", nocase(Math("O(n)")), " ", Math("x"), " ", Raw(r"\foo{AB}"))
+    )
+    # letters glued to math are one word with it
+    assert protect_case(Rich(("via ", Math("μ"), "P and ", Math("n"), "-body")), "acronyms") == (
+        Rich(("via ", Math("μ"), nocase("P"), " and ", Math("n"), "-body"))
     )
     assert protect_case(Rich((span("i", "the HIV virus"),)), "acronyms") == Rich(
         (span("i", "the ", nocase("HIV"), " virus"),)
@@ -575,3 +587,86 @@ def test_round_trip_of_canonical_rich_text(text: Text, ascii: bool) -> None:
     canonical = decode(encode(text, ascii=ascii)[0]).text  # what decode makes of it
     out, _ = encode(canonical, ascii=ascii)
     assert decode(out).text == _math_commands(canonical)
+
+
+# --- real consumers: BibTeX + pdfLaTeX read every encoded value ----------------------------------
+
+CONSUMER_VALUES: list[Text] = [
+    decode(r"$μ$P and \mathbb{E}(Y \mid X) with $ρ=\nabla u \sharp e^{-u}$, $O(n^{4/3}d)$").text,
+    decode(
+        r"\textit{Deep Sturm--Liouville} {DNA} \textsc{sc} \textbf{b} x\textsuperscript{2}"
+    ).text,
+    "Müller Čech Straße Ørsted łódź ệ í ǿ α-helix ∣ ½ © “q” ‘s’ – — R&D 50% #1 a_b $5",
+    "{x} } { \\ ~ ^ a\u00a0b\u2009c it''s `x a--b",
+    Rich((nocase(span("i", "X"), " y"),)),
+    Rich((nocase(Math(r"\alpha", True)),)),
+    Rich((Raw(r"{\noopsort{a}}"), "Zeta ", Raw(r"\foo"), "bar")),
+    protect_case("A Study of DNA in iPhone Apps", "all"),
+]
+
+
+def _run(command: list[str], cwd: str) -> str:
+    import subprocess
+
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
+    return done.stdout + done.stderr
+
+
+@pytest.mark.consumer
+@pytest.mark.slow
+def test_bibtex_and_pdflatex_accept_ascii_output(tmp_path) -> None:
+    import shutil
+
+    if not (shutil.which("bibtex") and shutil.which("pdflatex")):
+        pytest.skip("bibtex/pdflatex not installed")
+    entries = []
+    for number, value in enumerate(CONSUMER_VALUES):
+        body, _ = encode(value, ascii=True)
+        entries.append(
+            f"@misc{{k{number},\n  author = {{Doe, J.}},\n  title = {{{body}}},\n"
+            "  year = {2020}\n}\n"
+        )
+    (tmp_path / "refs.bib").write_text("\n".join(entries), encoding="ascii")
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{amssymb}\n"
+        "\\newcommand{\\noopsort}[1]{}\\newcommand{\\foo}{Foo}\n"
+        "\\begin{document}\\nocite{*}\\bibliographystyle{plain}\\bibliography{refs}"
+        "\\end{document}\n",
+        encoding="ascii",
+    )
+    cwd = str(tmp_path)
+    _run(["pdflatex", "-interaction=nonstopmode", "doc.tex"], cwd)
+    bibtex_log = _run(["bibtex", "doc"], cwd)
+    assert "error message" not in bibtex_log and "Warning--" not in bibtex_log, bibtex_log
+    _run(["pdflatex", "-interaction=nonstopmode", "doc.tex"], cwd)
+    log = (tmp_path / "doc.log").read_text(encoding="latin-1")
+    assert "\n!" not in log, log[log.find("\n!") : log.find("\n!") + 400]
+    bbl = (tmp_path / "doc.bbl").read_text(encoding="ascii")
+    assert bbl.count("\\bibitem") == len(CONSUMER_VALUES)
+
+
+@pytest.mark.consumer
+@pytest.mark.slow
+def test_biber_and_lualatex_accept_utf8_output(tmp_path) -> None:
+    import shutil
+
+    if not (shutil.which("biber") and shutil.which("lualatex")):
+        pytest.skip("biber/lualatex not installed")
+    entries = []
+    for number, value in enumerate([*CONSUMER_VALUES, "Київ"]):
+        body, _ = encode(value, ascii=False)
+        entries.append(f"@misc{{k{number},\n  title = {{{body}}},\n  date = {{2020}}\n}}\n")
+    (tmp_path / "refs.bib").write_text("\n".join(entries), encoding="utf-8")
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\\usepackage{amssymb}\\usepackage[backend=biber]{biblatex}\n"
+        "\\newcommand{\\noopsort}[1]{}\\newcommand{\\foo}{Foo}\\addbibresource{refs.bib}\n"
+        "\\begin{document}\\nocite{*}\\printbibliography\\end{document}\n",
+        encoding="utf-8",
+    )
+    cwd = str(tmp_path)
+    _run(["lualatex", "-interaction=nonstopmode", "doc.tex"], cwd)
+    biber_log = _run(["biber", "doc"], cwd)
+    assert "ERROR" not in biber_log and "WARN" not in biber_log, biber_log
+    _run(["lualatex", "-interaction=nonstopmode", "doc.tex"], cwd)
+    log = (tmp_path / "doc.log").read_text(encoding="utf-8", errors="replace")
+    assert "\n!" not in log, log[log.find("\n!") : log.find("\n!") + 400]

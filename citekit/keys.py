@@ -59,7 +59,8 @@ _STOP = frozenset(STOP_WORDS)
 _ELIDED = frozenset("c d j l m n qu s t all dall dell nell sull un".split())
 
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
-_TITLE_WORD = re.compile(r"[\w'’-]+")
+# A word keeps inner hyphens, apostrophes and dots: Higher-Order, l'analyse, U.S., Node.js.
+_TITLE_WORD = re.compile(r"\w[\w'’.-]*")
 _APOSTROPHES = re.compile(r"['’]")
 _INLINE_MATH = re.compile(r"\$[^$]*[\\^_{][^$]*\$")
 
@@ -111,8 +112,8 @@ def _collect_text(nodes: Iterable[object], parts: list[str]) -> None:
 
 
 def _word_core(word: str) -> str:
-    """Drop an elided article (`l'`, `dell'`); hyphens and apostrophes go when folding."""
-    word = word.strip("-'’_")
+    """Drop an elided article (`l'`, `dell'`); hyphens, apostrophes and dots go when folding."""
+    word = word.strip("-'’_.")
     if "'" in word or "’" in word:
         head, rest = _APOSTROPHES.split(word, maxsplit=1)
         if head.lower() in _ELIDED and rest:

@@ -87,6 +87,8 @@ GOLDEN = [
     ),
     (entry([Name(family="Smith")], 2020, "3D Shapes"), "smith20203d"),
     (entry([Name(family="Smith")], 2020, "C Programming"), "smith2020programming"),
+    (entry([Name(literal="U.S. Department of Health")], 2020, "U.S. Policy. Notes"), "us2020us"),
+    (entry([Name(family="Dahl")], 2009, "Node.js Internals"), "dahl2009nodejs"),
     (entry(None, 2020, "Anonymous Work"), "anon2020anonymous"),
     (entry(None, 2020, "Edited Volume", editors=[Name(family="Editor")]), "editor2020edited"),
     (entry([Name(family="Smith")], None, "Undated"), "smithndundated"),

@@ -57,8 +57,8 @@ def slot(csl_type: str, lname: str) -> str:
     rule = M.read_index(csl_type).get(lname)
     if rule is not None:
         return rule.canonical
-    if lname in M.ISSUED_FIELDS:
-        return "issued"
+    if lname in ("date", "year"):
+        return "issued"  # month and day inherit on their own: a child may give only the month
     if lname in ("eprinttype", "archiveprefix"):
         return "eprinttype"
     if lname in ("eprintclass", "primaryclass"):

@@ -504,6 +504,8 @@ def _inherit(child: RawEntry, parent: RawEntry, *, crossref: bool) -> None:
     same)."""
     csl_type = M.READ_TYPES.get(child.type, "document")
     have = {slot(csl_type, f.lname) for f in child.fields}
+    if child.has("date"):
+        have.update(("month", "day"))  # a full date leaves no room for a parent's month
     added: list[RawField] = []
     in_type = crossref and child.type in M.IN_TYPES
     for f in parent.fields:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .. import dates, latex, names
 from ..diagnostics import Diagnostic, info, warning
-from ..model import Bibliography, Comment, Date, DocItem, Entry, Macro, Preamble, Text, plain
+from ..model import Bibliography, Comment, Date, DocItem, Entry, Extra, Macro, Preamble, Text, plain
 from ..options import WriteOptions
 from . import bibtex_map as M
 
@@ -317,10 +317,18 @@ def _write_eprint(w: _EntryWriter) -> None:
         w.add(class_name, w.encode(class_name, fields["eprintclass"]), "eprintclass")
 
 
-def _write_extras(w: _EntryWriter) -> None:
+def _write_extras(w: _EntryWriter, keys: frozenset[str]) -> None:
     written = {f.name.lower() for f in w.fields}
     for extra in w.entry.extra:
         if extra.format == FORMAT:
+            if w.bibtex and extra.name.lower() == "crossref" and not _target_present(extra, keys):
+                # classic BibTeX stops on a crossref to a missing entry ("bad cross reference");
+                # the child already holds what it inherited
+                w.diagnostics.append(warning(
+                    "bibtex.crossref-dropped",
+                    f"crossref {extra.value!r} names no entry in the output; not written",
+                    **w.where()))  # fmt: skip
+                continue
             w.add(extra.name, extra.value)
             continue
         name = extra.name.lower()
@@ -334,7 +342,13 @@ def _write_extras(w: _EntryWriter) -> None:
                 **w.where()))  # fmt: skip
 
 
-def _render_entry(entry: Entry, options: WriteOptions, diagnostics: list[Diagnostic]) -> str:
+def _target_present(extra: Extra, keys: frozenset[str]) -> bool:
+    return extra.value.strip().casefold() in keys
+
+
+def _render_entry(
+    entry: Entry, options: WriteOptions, diagnostics: list[Diagnostic], keys: frozenset[str]
+) -> str:
     w = _EntryWriter(entry, options, diagnostics)
     etype = written_type(entry, options.dialect)
     protect = entry.origin is None or entry.origin.format != FORMAT
@@ -350,7 +364,7 @@ def _render_entry(entry: Entry, options: WriteOptions, diagnostics: list[Diagnos
         key=lambda p: (M.FIELD_RANK.get(p[1].name.lower(), len(M.FIELD_RANK)), p[0]),
     )
     count = len(w.fields)
-    _write_extras(w)
+    _write_extras(w, keys)
     ordered = [f for _, f in mapped] + w.fields[count:]
     key = safe_key(entry.key)
     if key != entry.key:
@@ -370,13 +384,44 @@ def _render_entry(entry: Entry, options: WriteOptions, diagnostics: list[Diagnos
     return "\n".join(lines)
 
 
-def _render_item(item: DocItem) -> str:
+_EXPLICIT_COMMENT = re.compile(r"\s*@comment\s*[{(]", re.IGNORECASE)
+
+
+def bibtex_safe_comment(text: str) -> str:
+    """Comment text classic BibTeX cannot mistake for an entry.
+
+    BibTeX starts an entry at every `@` outside entries (a `%` does not hide it, and neither
+    does `@comment{...}`), so `%@book{x,` or an e-mail address in a comment would be parsed.
+    Each such `@` becomes `(at)`; the leading `@comment` of an explicit comment block stays.
+    """
+    if "@" not in text:
+        return text
+    m = _EXPLICIT_COMMENT.match(text)
+    head, rest = (text[: m.end()], text[m.end() :]) if m else ("", text)
+    return head + rest.replace("@", "(at)")
+
+
+def _render_item(item: DocItem, options: WriteOptions, diagnostics: list[Diagnostic]) -> str:
     if isinstance(item, Preamble):
         return f"@preamble{{{item.value}}}"
     if isinstance(item, Macro):
         return f"@string{{{item.name} = {item.value}}}"
     assert isinstance(item, Comment)
-    return item.text
+    if options.dialect != "bibtex":
+        return item.text
+    safe = bibtex_safe_comment(item.text)
+    if safe != item.text:
+        origin = item.origin
+        diagnostics.append(
+            warning(
+                "bibtex.comment-at-sign",
+                "comment holds '@', which classic BibTeX reads as the start of an entry; "
+                "written as '(at)'",
+                source=origin.source if origin else "",
+                line=origin.line if origin else None,
+            )
+        )
+    return safe
 
 
 def write(bib: Bibliography, options: WriteOptions) -> tuple[str, list[Diagnostic]]:
@@ -384,19 +429,26 @@ def write(bib: Bibliography, options: WriteOptions) -> tuple[str, list[Diagnosti
     diagnostics: list[Diagnostic] = []
     blocks: list[str] = []
     items = bib.document
+    keys = frozenset(safe_key(e.key).casefold() for e in bib.entries)
     next_item = 0
     for index, entry in enumerate(bib.entries):
         while next_item < len(items) and items[next_item].position <= index:
-            blocks.append(_render_item(items[next_item]))
+            blocks.append(_render_item(items[next_item], options, diagnostics))
             next_item += 1
-        blocks.append(_render_entry(entry, options, diagnostics))
-    blocks.extend(_render_item(item) for item in items[next_item:])
+        blocks.append(_render_entry(entry, options, diagnostics, keys))
+    blocks.extend(_render_item(item, options, diagnostics) for item in items[next_item:])
     if options.rejects_as_comments and bib.rejected:
-        blocks.append(f"% citekit: {len(bib.rejected)} record(s) could not be read; "
-                      "their text follows, commented out")  # fmt: skip
-        for rejected in bib.rejected:
-            head = f"% {rejected.source}:{rejected.line}: {rejected.reason}"
-            body = "\n".join("% " + line for line in rejected.raw.splitlines())
-            blocks.append(head + "\n" + body)
+        blocks.append(_rejected_block(bib, options))
     text = "\n\n".join(blocks)
     return (text + "\n" if text else ""), diagnostics
+
+
+def _rejected_block(bib: Bibliography, options: WriteOptions) -> str:
+    """Rejected records, each line behind `% ` (and with `@` made safe for classic BibTeX)."""
+    lines = [f"% citekit: {len(bib.rejected)} record(s) could not be read; their text follows, "
+             "commented out"]  # fmt: skip
+    for rejected in bib.rejected:
+        lines.append(f"% {rejected.source}:{rejected.line}: {rejected.reason}")
+        raw = bibtex_safe_comment(rejected.raw) if options.dialect == "bibtex" else rejected.raw
+        lines.extend("% " + line for line in raw.splitlines())
+    return "\n".join(lines)

@@ -51,7 +51,8 @@ def corpus_records():  # noqa: ANN201
 def id_entries(n: int) -> list[Entry]:
     """`n` entries holding ids: every recorded paper, then well-formed ids arXiv lacks."""
     ids = [r.arxiv_id for r in corpus_records()]
-    ids += [f"2101.{90000 + i:05d}" for i in range(max(0, n - len(ids)))]
+    months = [f"{yy:02d}{mm:02d}" for yy in range(16, 26) for mm in range(1, 13)]
+    ids += [f"{months[i // 9000]}.{90000 + i % 9000:05d}" for i in range(max(0, n - len(ids)))]
     return [Entry(type="article", key=f"id{i}", fields={"arxiv": a}) for i, a in enumerate(ids[:n])]
 
 

@@ -103,7 +103,7 @@ class ArxivClient:
         timeout: float | tuple[float, float] = (10.0, 60.0),
         min_interval: float = 3.0,
         max_retries: int = 3,
-        backoff: float = 5.0,
+        backoff: float = 3.0,
         rate_backoff: float = 30.0,
         max_delay: float = 300.0,
         max_total: float = 900.0,

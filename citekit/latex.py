@@ -869,6 +869,38 @@ def encode(text: Text, *, ascii: bool) -> tuple[str, tuple[str, ...]]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Problem messages -> stable diagnostic codes
+# ---------------------------------------------------------------------------------------------
+
+# (message start, code, severity). Order matters: the first match wins.
+_PROBLEM_KINDS: tuple[tuple[str, str, str], ...] = (
+    ("math command ", "latex.math-outside-math", "info"),
+    ("display math ", "latex.display-math", "info"),
+    ("unknown command ", "latex.unknown-command", "warning"),
+    ("unbalanced ", "latex.unbalanced-braces", "warning"),
+    ("lone backslash", "latex.unbalanced-braces", "warning"),
+    ("unterminated math", "latex.unterminated-math", "warning"),
+    ("math with unbalanced", "latex.unsafe-math", "warning"),
+    ("math that cannot", "latex.unsafe-math", "warning"),
+    ("raw LaTeX with unbalanced", "latex.unsafe-raw", "warning"),
+    ("accent ", "latex.accent", "warning"),
+    ("command ", "latex.missing-argument", "warning"),
+    ("\\href target", "latex.link-target", "warning"),
+    ("no LaTeX form", "latex.no-ascii-form", "warning"),
+    ("no math command", "latex.no-ascii-form", "warning"),
+    ("raw LaTeX with non-ASCII", "latex.no-ascii-form", "warning"),
+)
+
+
+def classify_problem(message: str) -> tuple[str, str]:
+    """Stable diagnostic code and severity (`info`/`warning`) for a decode/encode problem."""
+    for start, code, severity in _PROBLEM_KINDS:
+        if message.startswith(start):
+            return code, severity
+    return "latex.problem", "warning"
+
+
+# ---------------------------------------------------------------------------------------------
 # Case protection
 # ---------------------------------------------------------------------------------------------
 

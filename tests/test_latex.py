@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citekit.latex import decode, decode_plain, encode, protect_case
+from citekit.latex import classify_problem, decode, decode_plain, encode, protect_case
 from citekit.mathmap import unicode_to_math
 from citekit.model import Math, Node, Raw, Rich, Span, Text, make_text
 
@@ -230,6 +230,36 @@ def test_decode_plain_flattens_and_caches() -> None:
     assert decode_plain(r"{\v{C}}ech, {DNA} and \emph{x}") == "Čech, DNA and x"
     assert decode_plain(r"$\alpha$-helix") == r"$\alpha$-helix"
     assert decode_plain.cache_info().maxsize  # an lru_cache: names repeat
+
+
+@pytest.mark.parametrize(
+    ("latex", "code", "severity"),
+    [
+        (r"\mathbb{E}", "latex.math-outside-math", "info"),
+        ("$$x$$", "latex.display-math", "info"),
+        (r"\foo{x}", "latex.unknown-command", "warning"),
+        ("a { b", "latex.unbalanced-braces", "warning"),
+        ("a } b", "latex.unbalanced-braces", "warning"),
+        ("a \\", "latex.unbalanced-braces", "warning"),
+        ("costs $5", "latex.unterminated-math", "warning"),
+        (r"\(x", "latex.unterminated-math", "warning"),
+        ("$a%b$", "latex.unsafe-math", "warning"),
+        (r"\d{}", "latex.accent", "warning"),
+        (r"\emph", "latex.missing-argument", "warning"),
+        (r"\href{https://x.org}{site}", "latex.link-target", "warning"),
+    ],
+)
+def test_every_decode_problem_has_a_stable_code(latex: str, code: str, severity: str) -> None:
+    problems = decode(latex).problems
+    assert problems
+    assert {classify_problem(p) for p in problems} == {(code, severity)}
+
+
+def test_encode_problems_have_stable_codes() -> None:
+    _, problems = encode(Rich(("Ж", Math("è"), Raw("é"), "\u0301")), ascii=True)
+    assert {classify_problem(p) for p in problems} == {("latex.no-ascii-form", "warning")}
+    _, problems = encode(Rich((Math("a}"), Raw("{"))), ascii=True)
+    assert [classify_problem(p)[0] for p in problems] == ["latex.unsafe-math", "latex.unsafe-raw"]
 
 
 # --- the real values -----------------------------------------------------------------------------

@@ -476,8 +476,8 @@ def assign_keys(
     # 3. New entries, renames and one info per change of key.
     result: list[Entry] = []
     renames: list[tuple[str, str]] = []
-    for entry, key in zip(entries, keys, strict=True):
-        assert key is not None
+    for entry, assigned in zip(entries, keys, strict=True):
+        key = assigned or ""  # every slot was filled above
         renames.append((entry.key, key))
         if key == entry.key and entry.original_key:
             result.append(entry)

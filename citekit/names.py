@@ -643,7 +643,13 @@ def name_from_csl(obj: dict) -> tuple[Name, list[str]]:  # type: ignore[type-arg
         if others:
             problems.append(f"name has a literal and {', '.join(others)}; the literal is kept")
         return Name(literal=values["literal"]), problems
-    name = Name(**values)
+    name = Name(
+        family=values.get("family", ""),
+        given=values.get("given", ""),
+        particle=values.get("particle", ""),
+        dropping_particle=values.get("dropping_particle", ""),
+        suffix=values.get("suffix", ""),
+    )
     if not (name.family or name.given):
         problems.append("name has no family, given or literal part")
     return name, problems

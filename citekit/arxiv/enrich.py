@@ -21,7 +21,7 @@ from .cache import ArxivCache, Lookup
 from .client import DEFAULT_BATCH, ArxivClient
 from .ids import IdHit, find_arxiv_id, parse_arxiv_id
 from .match import Decision, combine_queries, decide, entry_authors, id_record_suspect, title_query
-from .merge import merge_record, record_entry
+from .merge import is_preprint, merge_record, record_entry
 
 TitleSearch = Literal["auto", "all", "none"]
 # per asked id: the record, or None when arXiv has no such id; and refused ids with the reason
@@ -98,31 +98,21 @@ def _where(entry: Entry) -> dict[str, object]:
     return where
 
 
-PUBLISHED_TYPES = frozenset(
-    {
-        "article-journal",
-        "paper-conference",
-        "chapter",
-        "book",
-        "article-magazine",
-        "article-newspaper",
-        "thesis",
-    }
-)
-
-
 def wants_title_search(entry: Entry, mode: TitleSearch) -> bool:
-    """Whether an entry without an arXiv id should be looked up by title under `mode`."""
+    """Whether an entry without an arXiv id should be looked up by title under `mode`.
+
+    "auto" asks only for what may be an unplaced preprint: no publisher DOI, and a preprint
+    type or an arXiv venue (`is_preprint`) or no venue at all. A 20k-entry file of journal
+    papers would otherwise cost 20k requests, 17 hours at arXiv's rate.
+    """
     if mode == "none" or not entry.get("title").strip():
         return False
     if mode == "all":
         return True
-    # auto: only what looks like an unplaced preprint; a 20k-entry .bib of journal papers
-    # would otherwise cost 20k requests (17 hours at arXiv's rate)
-    if entry.get("DOI") or entry.type in PUBLISHED_TYPES:
-        return False
-    venue = entry.get("container-title").lower()
-    return not venue or "arxiv" in venue or venue == "corr"
+    doi = entry.get("DOI").strip().lower()
+    if doi and not doi.startswith("10.48550/"):
+        return False  # already identified by its publisher's DOI
+    return is_preprint(entry) or not entry.get("container-title")
 
 
 class _Run:
@@ -143,7 +133,6 @@ class _Run:
         self.progress = progress
         self.done = 0
         self.failure: str = ""
-        self.offline_misses = 0
         self._requests0 = client.stats.requests if client else 0
         self._waited0 = client.stats.waited if client else 0.0
         self.diagnostics: list[Diagnostic] = []
@@ -172,9 +161,7 @@ class _Run:
 
     # -- ids ------------------------------------------------------------------------------
 
-    def resolve_ids(
-        self, asked: Sequence[str]
-    ) -> tuple[dict[str, ArxivRecord | None], dict[str, str]]:
+    def resolve_ids(self, asked: Sequence[str]) -> Resolved:
         """Record (or None: arXiv has no such id) per asked id; refused ids with the message.
         Ids neither cached nor fetched (offline, failure) are absent from both."""
         known: dict[str, ArxivRecord | None] = {}
@@ -193,7 +180,6 @@ class _Run:
         for start in range(0, len(todo), size):
             batch = todo[start : start + size]
             if not self.can_ask:
-                self.offline_misses += sum(per_id[i] for i in batch)
                 continue
             try:
                 result = self.client.fetch_batch(batch)  # type: ignore[union-attr]
@@ -222,6 +208,8 @@ class _Run:
                 answers[query] = cached.records
             else:
                 todo.append(query)
+        per_query = _count_by_id(queries)
+        self.tick(sum(per_query[q] for q in answers))
         group = max(1, self.policy.titles_per_request)
         for start in range(0, len(todo), group):
             chunk = todo[start : start + group]
@@ -236,6 +224,7 @@ class _Run:
                 self.fail(exc)
                 continue
             answers.update(found)
+            self.tick(sum(per_query[q] for q in chunk))  # the bar moves while titles are asked
         return answers
 
     def _ask_titles(self, chunk: list[str]) -> dict[str, tuple[ArxivRecord, ...]]:
@@ -255,6 +244,7 @@ class _Run:
 
 
 def _count_by_id(asked: Sequence[str]) -> dict[str, int]:
+    """How many entries share each asked id or query (each costs one lookup, ticks many)."""
     counts: dict[str, int] = {}
     for wanted in asked:
         counts[wanted] = counts.get(wanted, 0) + 1
@@ -307,9 +297,6 @@ def enrich_entries(
     for index, query in titled.items():
         if query in answers:
             out[index] = _apply_title(run, entries[index], answers[query])
-            run.tick()
-        else:
-            run.offline_misses += 0 if run.failure else 1
     run.sync()
     _summarise(run, len(entries))
     return EnrichResult(out, run.diagnostics, run.stats)
@@ -438,7 +425,7 @@ def _summarise(run: _Run, total: int) -> None:
                 source="arXiv",
             )
         )
-    elif run.offline_misses or left > 0:
+    elif left > 0:
         run.diagnostics.append(
             info(
                 "arxiv.not-cached",

@@ -10,7 +10,13 @@ from localarxiv import FIXTURES, FakeClock, LocalArxiv, Scripted
 
 from citekit.arxiv.cache import ArxivCache
 from citekit.arxiv.client import ArxivClient
-from citekit.arxiv.enrich import EnrichPolicy, Progress, enrich_entries, fetch_entries
+from citekit.arxiv.enrich import (
+    EnrichPolicy,
+    Progress,
+    enrich_entries,
+    fetch_entries,
+    wants_title_search,
+)
 from citekit.model import OTHERS, Date, Entry, Extra, Name, Origin, plain
 
 Make = Callable[..., ArxivClient]
@@ -409,3 +415,25 @@ def test_tex_arxiv_cannot_decode_is_kept_and_reported(
     latex = [d for d in result.diagnostics if d.code == "arxiv.latex"]
     assert len(latex) == 1 and latex[0].severity == "warning"
     assert latex[0].message.startswith("title from arXiv: ")
+
+
+@pytest.mark.parametrize(
+    ("candidate", "mode", "expected"),
+    [
+        (entry("p", "T", type="article"), "auto", True),  # CSL article: a preprint
+        (
+            entry("s", "T", type="article-journal", **{"container-title": "arXiv preprint"}),
+            "auto",
+            True,
+        ),
+        (entry("c", "T", type="article-journal", **{"container-title": "CoRR"}), "auto", True),
+        (entry("m", "T", type="document"), "auto", True),  # @misc with nothing else
+        (entry("j", "T", type="article-journal", **{"container-title": "Nature"}), "auto", False),
+        (entry("d", "T", type="document", DOI="10.1/x"), "auto", False),
+        (entry("j", "T", type="article-journal", **{"container-title": "Nature"}), "all", True),
+        (entry("p", "T", type="article"), "none", False),
+        (entry("u", type="article"), "all", False),  # no title, nothing to search
+    ],
+)
+def test_which_entries_are_searched_by_title(candidate: Entry, mode: str, expected: bool) -> None:
+    assert wants_title_search(candidate, mode) is expected  # type: ignore[arg-type]

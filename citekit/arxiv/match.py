@@ -194,22 +194,40 @@ def year_plausible(year: int | None, record: ArxivRecord) -> bool | None:
 def score(entry: Entry, record: ArxivRecord) -> Score:
     """Score `record` as the arXiv version of `entry` (title, authors, year)."""
     entry_title = normalize_title(plain(entry.fields.get("title", "")))
-    similarity = title_similarity(entry_title, normalize_title(record.title))
+    record_title = normalize_title(record.title)
+    similarity = title_similarity(entry_title, record_title)
     overlap = author_overlap(entry_authors(entry), record)
     issued = entry.dates.get("issued")
     year_ok = year_plausible(issued.year if issued else None, record)
     value = 0.6 * similarity + 0.3 * (overlap if overlap is not None else 0.0)
     value += 0.1 * (1.0 if year_ok else 0.5 if year_ok is None else 0.0)
-    reason = _refusal(entry_title, similarity, overlap, year_ok)
+    reason = _refusal(entry_title, record_title, similarity, overlap, year_ok)
     return Score(record, similarity, overlap, year_ok, round(value, 4), not reason, reason)
 
 
-def _refusal(title: str, similarity: float, overlap: float | None, year_ok: bool | None) -> str:
+_ROMAN = frozenset(
+    "i ii iii iv v vi vii viii ix x xi xii xiii xiv xv xvi xvii xviii xix xx".split()
+)
+
+
+def _markers(title: str) -> frozenset[str]:
+    """Numbers and roman numerals: what tells apart the parts of a series ("Planck 2013
+    results. XV", "... helium-4" vs "helium-3"), which similarity alone cannot."""
+    return frozenset(w for w in title.split() if w.isdigit() or w in _ROMAN)
+
+
+def _refusal(
+    title: str, other: str, similarity: float, overlap: float | None, year_ok: bool | None
+) -> str:
     if year_ok is False:
         return "year too far from the arXiv dates"
+    if overlap == 0:
+        return "no author in common"
+    if _markers(title) != _markers(other):
+        return "the titles differ in a number"
+    if min(len(title.split()), len(other.split())) < MIN_WORDS_ALONE and title != other:
+        return "short titles must be identical"
     if overlap is not None:
-        if overlap == 0:
-            return "no author in common"
         return "" if similarity >= MIN_TITLE else f"title similarity {similarity:.2f}"
     if len(title.split()) < MIN_WORDS_ALONE:
         return "title too short to identify a paper without an author"

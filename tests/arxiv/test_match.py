@@ -122,6 +122,13 @@ LABELLED: list[tuple[str, Entry, str]] = [
                                                       "bases", N("Stanley")), "1605.08386"),
     ("singular for plural", _e("Heat bath random walk with Markov bases", N("Stanley")),
      "1605.08386"),
+    ("a different number (helium-3)", _e("Quantum Monte Carlo measurement of the chemical "
+                                         "potential of helium-3", N("Del Maestro")), "none"),
+    ("a different part of a series", _e("Quantum Computers and Quantum Computer Languages: "
+                                        "Quantum Assembly Language and Quantum C Language II",
+                                        N("Blaha")), "none"),
+    ("short title plus a word", _e("Deep Learning Revisited", N("Body", "Some")), "none"),
+    ("short title, its author", _e("Deep Learning", N("Body", "Some")), "1502.99905"),
     ("similar invented title", _e("Heat-bath random walks with Markov chains", N("Stanley")),
      "none"),
     ("long recorded title", _e(BETHE, N("Del Maestro", "Adrian")), "1111.2011"),

@@ -369,10 +369,16 @@ class _Parser:
             self.problem("unterminated math: $ kept as text")
             self.i = start + opener
             return ["$" * opener]
+        tex = s[start + opener : end]
         self.i = end + opener
+        if tex.strip() and _safe_math(tex) is None:
+            # braces in the math do not pair up (or a `%`, `#` is bare): read it as text
+            self.problem(f"math with unbalanced braces or a bare % or # read as text: {tex}")
+            inner = _Parser(tex).seq(nocase=True, in_group=False)
+            return ["$" * opener, *inner, "$" * opener]
         if display:
             self.problem("display math kept as inline math")
-        return self.math_node(s[start + opener : end], bare=False, source=s[start : self.i])
+        return self.math_node(tex, bare=False, source=s[start : self.i])
 
     def delimited_math(self, start: int, closer: str) -> list[Node]:
         end = _find_unescaped(self.s, closer, self.i)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -216,6 +217,29 @@ def _markers(title: str) -> frozenset[str]:
     return frozenset(w for w in title.split() if w.isdigit() or w in _ROMAN)
 
 
+# words whose presence or absence does not make another paper ("A theory of X" = "Theory of X")
+_FILLER = frozenset("a an the of on in for and to".split())
+
+
+def _spelling_only(a: str, b: str) -> bool:
+    """Whether two titles differ only in spelling (optimisation/optimization, walk/walks) or
+    filler words; an added or removed word ("not", "revisited", "towards") is another paper
+    as far as we can tell, and similarity alone lets it through."""
+    only_a = Counter(a.split()) - Counter(b.split())
+    only_b = list((Counter(b.split()) - Counter(a.split())).elements())
+    for word in only_a.elements():
+        partner = next((w for w in only_b if _close(word, w)), None)
+        if partner is not None:
+            only_b.remove(partner)
+        elif word not in _FILLER:
+            return False
+    return all(w in _FILLER for w in only_b)
+
+
+def _close(a: str, b: str) -> bool:
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.75
+
+
 def _refusal(
     title: str, other: str, similarity: float, overlap: float | None, year_ok: bool | None
 ) -> str:
@@ -227,6 +251,8 @@ def _refusal(
         return "the titles differ in a number"
     if min(len(title.split()), len(other.split())) < MIN_WORDS_ALONE and title != other:
         return "short titles must be identical"
+    if title != other and not _spelling_only(title, other):
+        return "the titles differ in words, not only in spelling"
     if overlap is not None:
         return "" if similarity >= MIN_TITLE else f"title similarity {similarity:.2f}"
     if len(title.split()) < MIN_WORDS_ALONE:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from localarxiv import LocalArxiv
+from localarxiv import FIXTURES, LocalArxiv
 
 from citekit.arxiv.client import ArxivClient
 from citekit.arxiv.enrich import EnrichPolicy, enrich_entries
-from citekit.arxiv.match import normalize_title, title_query, title_similarity
+from citekit.arxiv.atom import ArxivRecord, parse_feed
+from citekit.arxiv.match import decide, normalize_title, title_query, title_similarity
 from citekit.arxiv.merge import JournalRef, parse_journal_ref
 from citekit.model import OTHERS, Date, Entry, Name
 
@@ -219,11 +220,7 @@ def test_labelled_set_precision_is_one(
         assert result.stats.requests < len(LABELLED) / 2
 
 
-def _record(name: str, arxiv_id: str):  # noqa: ANN202
-    from localarxiv import FIXTURES
-
-    from citekit.arxiv.atom import parse_feed
-
+def _record(name: str, arxiv_id: str) -> ArxivRecord:
     for path in sorted(FIXTURES.glob("*.xml")):
         for record in parse_feed(path.read_bytes()).records if "error" not in path.name else ():
             if record.arxiv_id == arxiv_id:
@@ -252,7 +249,5 @@ def _record(name: str, arxiv_id: str):  # noqa: ANN202
 def test_scorer_accepts_spelling_and_refuses_other_words(
     title: str, author: str, arxiv_id: str, outcome: str
 ) -> None:
-    from citekit.arxiv.match import decide
-
     record = _record(title, arxiv_id)
     assert decide(_e(title, N(author)), [record]).outcome == outcome

@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 from localarxiv import FIXTURES, LocalArxiv
 
+from citekit.arxiv.atom import ArxivRecord, parse_feed
 from citekit.arxiv.client import ArxivClient
 from citekit.arxiv.enrich import EnrichPolicy, enrich_entries
-from citekit.arxiv.atom import ArxivRecord, parse_feed
 from citekit.arxiv.match import decide, normalize_title, title_query, title_similarity
 from citekit.arxiv.merge import JournalRef, parse_journal_ref
 from citekit.model import OTHERS, Date, Entry, Name

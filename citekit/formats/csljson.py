@@ -208,11 +208,14 @@ def _locate_items(body: str, data: list[object]) -> list[tuple[object, int, str]
     decoder = json.JSONDecoder()
     located: list[tuple[object, int, str]] = []
     pos = body.index("[") + 1
+    line, counted = 1, 0  # lines are counted incrementally: one pass over the text in all
     for obj in data:
         while body[pos] in " \t\r\n,":
             pos += 1
         _, end = decoder.raw_decode(body, pos)
-        located.append((obj, body.count("\n", 0, pos) + 1, body[pos:end]))
+        line += body.count("\n", counted, pos)
+        counted = pos
+        located.append((obj, line, body[pos:end]))
         pos = end
     return located
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
 from .. import dates, markup, names
@@ -189,7 +190,16 @@ _WRITE_ORDER = (
 _READ_RULES: dict[str, tuple[TagRule, ...]] = {}
 for _r in RULES:
     _READ_RULES[_r.tag] = (*_READ_RULES.get(_r.tag, ()), _r)
-_PRIORITY: dict[TagRule, int] = {r: i for i, r in enumerate(RULES)}
+# Read priority by row position; keyed by identity, since hashing a rule hashes its frozensets.
+_PRIORITY: dict[int, int] = {id(r): i for i, r in enumerate(RULES)}
+_AN_LOCATION = next(r for r in RULES if r.tag == "AN" and r.target == "archive_location")
+
+
+@cache
+def _rules_for(tag: str, ty: str) -> tuple[TagRule, ...]:
+    """The rows that read `tag` in a record of type `ty`, in priority order."""
+    return tuple(r for r in _READ_RULES.get(tag, ()) if r.applies(ty))
+
 
 # ---------------------------------------------------------------------------------------------
 # Lines
@@ -507,8 +517,8 @@ def _build_entry(record: _Record, source: str) -> tuple[Entry, list[Diagnostic]]
 
 
 def _take(build: _Build, tagged: _Tagged) -> None:
-    rule = next((r for r in _READ_RULES.get(tagged.tag, ()) if r.applies(build.ty)
-                 and _value_fits(r, tagged.value)), None)  # fmt: skip
+    rules = _rules_for(tagged.tag, build.ty)
+    rule = next((r for r in rules if _value_fits(r, tagged.value)), None)
     if rule is None:
         build.keep(tagged)
         if tagged.tag in KNOWN_UNMAPPED or tagged.tag in _READ_RULES or tagged.tag == "ID":
@@ -549,7 +559,7 @@ def _take(build: _Build, tagged: _Tagged) -> None:
     elif rule.kind == "isxn":
         _take_isxn(build, tagged)
     else:
-        build.candidates.setdefault(rule.target, []).append((_PRIORITY[rule], rule, tagged))
+        build.candidates.setdefault(rule.target, []).append((_PRIORITY[id(rule)], rule, tagged))
 
 
 def _value_fits(rule: TagRule, value: str) -> bool:
@@ -602,7 +612,7 @@ def _take_eprint(build: _Build, tagged: _Tagged) -> None:
             fields["eprintclass"] = other.group(3)
         return
     build.candidates.setdefault("archive_location", []).append(
-        (_PRIORITY[_READ_RULES["AN"][1]], _READ_RULES["AN"][1], tagged)
+        (_PRIORITY[id(_AN_LOCATION)], _AN_LOCATION, tagged)
     )
 
 
@@ -667,7 +677,7 @@ def _settle_candidates(build: _Build) -> None:
 
 def _settle_dates(build: _Build) -> None:
     chosen: dict[str, tuple[Date, _Tagged]] = {}
-    ordered = sorted(build.date_seen, key=lambda item: _PRIORITY[item[0]])
+    ordered = sorted(build.date_seen, key=lambda item: _PRIORITY[id(item[0])])
     for rule, tagged in ordered:
         date, problems = dates.parse_ris_date(tagged.value)
         for problem in problems:

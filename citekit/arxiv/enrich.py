@@ -24,6 +24,7 @@ from .match import Decision, combine_queries, decide, entry_authors, id_record_s
 from .merge import is_preprint, merge_record, record_entry
 
 TitleSearch = Literal["auto", "all", "none"]
+MAX_BATCH = 2000  # arXiv's largest page (user manual §3.1.1.2)
 # per asked id: the record, or None when arXiv has no such id; and refused ids with the reason
 Resolved = tuple[dict[str, ArxivRecord | None], dict[str, str]]
 
@@ -176,7 +177,7 @@ class _Run:
                 todo.append(wanted)
         per_id = _count_by_id(asked)
         self.tick(sum(per_id[i] for i in known))
-        size = max(1, self.policy.batch_size)
+        size = min(max(1, self.policy.batch_size), MAX_BATCH)
         for start in range(0, len(todo), size):
             batch = todo[start : start + size]
             if not self.can_ask:

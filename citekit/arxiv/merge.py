@@ -3,7 +3,24 @@
 Default: fill what is missing and keep the user's values (a difference is a reported conflict);
 `overwrite` lets arXiv win (reported); `prefer_published` shows the published version when
 arXiv knows one. Each decision is a `Change` the caller turns into a Diagnostic.
-Imports model, diagnostics, latex, names, atom, match; never requests or the client.
+Imports model, diagnostics, latex, names, atom, ids, match; never requests or the client.
+
+Where arXiv's facts go (canonical fields, docs/mapping.md §4):
+  title, abstract        `title`, `abstract` (TeX decoded by citekit.latex; problems reported)
+  authors                `author`, parsed with names.parse_display_name; a list ending in
+                         "others" is replaced by the full one when every named author is on it
+  id, version, class     `arxiv` (never a version), `arxiv-version` only when the entry named
+                         one, `arxiv-class` (the primary category)
+  DOI                    the publisher's DOI when arXiv knows it; else, for a preprint entry,
+                         arXiv's own 10.48550/arXiv.<id>; never 10.48550 on a published record
+  journal_ref, comment   `journal-ref` verbatim, `arxiv-comment`
+  dates                  `issued` = v1's date (arXiv's own BibTeX export uses v1's year);
+                         `available-date` = when the returned version appeared (last update)
+  URLs                   `URL` = the unversioned abs page; the PDF is added to `links`
+  preprint               `publisher` = arXiv for a CSL `article` (preprint) entry
+  --prefer-published     type article-journal (paper-conference for proceedings), venue,
+                         volume, pages and year from journal_ref when its shape is unambiguous
+                         (else the whole journal_ref as venue), the publisher DOI
 """
 
 from __future__ import annotations

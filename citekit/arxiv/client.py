@@ -129,6 +129,16 @@ class ArxivClient:
         self._last_done: float | None = None
         self._lock = threading.Lock()  # one request in flight, even if callers use threads
 
+    def close(self) -> None:
+        """Close the connection (the client can still be used; it reconnects)."""
+        self.session.close()
+
+    def __enter__(self) -> ArxivClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- public queries --------------------------------------------------------------------
 
     def fetch_ids(self, ids: Iterable[str], *, batch_size: int = DEFAULT_BATCH) -> BatchResult:

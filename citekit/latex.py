@@ -19,6 +19,7 @@ from .mathmap import (
     MATH_ARG_COMMANDS,
     MATH_COMMAND_OF,
     MATH_SYMBOLS,
+    SPACING_ACCENT_OF,
     SPACING_ACCENTS,
     TEXT_COMMAND_OF,
     TEXT_SYMBOLS,
@@ -659,11 +660,22 @@ _LONE_WORD = re.compile(r"\\[A-Za-z]+$")
 
 
 class _Encoder:
-    __slots__ = ("ascii", "problems")
+    __slots__ = ("ascii", "problems", "unmapped")
 
     def __init__(self, *, ascii: bool) -> None:
         self.ascii = ascii
         self.problems: list[str] = []
+        self.unmapped: list[str] = []  # characters with no LaTeX form, one problem for all
+
+    def unmapped_problem(self) -> None:
+        if not self.unmapped:
+            return
+        first = self.unmapped[0][0]
+        name = unicodedata.name(first, f"U+{ord(first):04X}")
+        self.problem(
+            f"no LaTeX form for {len(self.unmapped)} character(s) {''.join(self.unmapped)!r} "
+            f"(first: U+{ord(first):04X} {name}); kept as UTF-8"
+        )
 
     def problem(self, message: str) -> None:
         if message not in self.problems:
@@ -790,9 +802,9 @@ class _Encoder:
             return ALWAYS_COMMAND[cluster]
         if not self.ascii:
             return cluster
-        latex, problem = _ascii_cluster(cluster)
-        if problem:
-            self.problem(problem)
+        latex, unmapped = _ascii_cluster(cluster)
+        if unmapped and unmapped not in self.unmapped:
+            self.unmapped.append(unmapped)
         return latex
 
 
@@ -828,18 +840,20 @@ def _raw_needs_relax(raw: str, head: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def _ascii_cluster(cluster: str) -> tuple[str, str]:
-    """ASCII LaTeX for one character with its combining marks; problem text when none."""
+    """ASCII LaTeX for one character with its combining marks, and the cluster itself when it
+    has none (it is then kept as UTF-8)."""
     if cluster in _ASCII_PUNCT:
         return _ASCII_PUNCT[cluster], ""
     if cluster in TEXT_COMMAND_OF:
         return "{\\" + TEXT_COMMAND_OF[cluster] + "}", ""
+    if cluster in SPACING_ACCENT_OF:
+        return "{\\" + SPACING_ACCENT_OF[cluster] + "{}}", ""
     accented = _accented(cluster)
     if accented is not None:
         return "{" + accented + "}", ""
     if cluster in MATH_COMMAND_OF:
         return "{\\ensuremath{" + MATH_COMMAND_OF[cluster] + "}}", ""
-    name = unicodedata.name(cluster[0], "unnamed")
-    return cluster, f"no LaTeX form for {cluster!r} (U+{ord(cluster[0]):04X} {name}); kept as UTF-8"
+    return cluster, cluster
 
 
 def _accented(cluster: str) -> str | None:
@@ -871,6 +885,7 @@ def encode(text: Text, *, ascii: bool) -> tuple[str, tuple[str, ...]]:
         out = encoder.string(text)
     else:
         out = encoder.nodes(text.nodes)
+    encoder.unmapped_problem()
     return out, tuple(encoder.problems)
 
 

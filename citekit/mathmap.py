@@ -36,7 +36,7 @@ TEXT_SYMBOLS: dict[str, str] = {
     # letters
     "ss": "ß", "o": "ø", "O": "Ø", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å",
     "AA": "Å", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ", "dh": "ð", "DH": "Ð", "th": "þ",
-    "TH": "Þ", "dj": "đ", "DJ": "Đ", "ng": "ŋ", "NG": "Ŋ", "SS": "ẞ",
+    "TH": "Þ", "dj": "đ", "DJ": "Đ", "ng": "ŋ", "NG": "Ŋ", "SS": "ẞ", "ij": "ĳ", "IJ": "Ĳ",
     # punctuation and signs
     "S": "§", "textsection": "§", "P": "¶", "textparagraph": "¶", "copyright": "©",
     "textcopyright": "©", "textregistered": "®", "texttrademark": "™", "dag": "†",
@@ -52,7 +52,7 @@ TEXT_SYMBOLS: dict[str, str] = {
     "textonequarter": "¼", "textthreequarters": "¾", "textonesuperior": "¹",
     "texttwosuperior": "²", "textthreesuperior": "³", "texttimes": "×", "textdiv": "÷",
     "textpm": "±", "textminus": "−", "textlnot": "¬", "textbrokenbar": "¦",
-    "textnumero": "№", "textasciimacron": "¯", "textasciiacute": "´",
+    "textnumero": "№", "textflorin": "ƒ", "textasciimacron": "¯", "textasciiacute": "´",
     "textasciidieresis": "¨", "textasciicaron": "ˇ", "textasciibreve": "˘",
     "textbardbl": "‖",
     # ASCII characters that are special in TeX
@@ -84,6 +84,12 @@ TEXT_COMMAND_OF: dict[str, str] = {}
 for _name, _char in TEXT_SYMBOLS.items():
     if len(_char) == 1 and ord(_char) > 127 and _char not in TEXT_COMMAND_OF:
         TEXT_COMMAND_OF[_char] = _name
+# Spacing accents with no text command of their own are written as an accent over nothing.
+SPACING_ACCENT_OF: dict[str, str] = {
+    _char: _name
+    for _name, _char in SPACING_ACCENTS.items()
+    if ord(_char) > 127 and _char not in TEXT_COMMAND_OF
+}
 
 # ---------------------------------------------------------------------------------------------
 # Math mode

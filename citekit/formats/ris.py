@@ -7,6 +7,7 @@ Imports model, diagnostics, options, markup, names and dates; never another form
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
@@ -458,7 +459,7 @@ class _Build:
     keywords: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
 
-    def say(self, make, code: str, message: str, line: int) -> None:  # type: ignore[no-untyped-def]
+    def say(self, make: Callable[..., Diagnostic], code: str, message: str, line: int) -> None:
         self.problems.append(make(code, message, source=self.source, line=line, key=self.entry.key))
 
     def keep(self, tagged: _Tagged) -> None:
@@ -828,14 +829,8 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
                 lines.append(("PY", py))
             if da := dates.format_ris_da(date):
                 lines.append(("DA", da))
-            if date.is_range or date.circa or date.season or date.literal:
-                out.append(
-                    info(
-                        "ris.date-simplified",
-                        "RIS dates hold no range, circa, season or free text; written as PY/DA",
-                        **_where(entry),
-                    )
-                )
+            for loss in dates.ris_date_losses(date):
+                out.append(warning("ris.date-simplified", loss, **_where(entry)))
         elif (rule := _first_write_rule(role, ty)) is not None:
             if da := dates.format_ris_da(date):
                 lines.append((rule.tag, da))

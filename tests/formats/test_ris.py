@@ -431,6 +431,14 @@ def test_write_preprint() -> None:
     assert back.names["author"] == [Name(family="Smith", given="Ann")]  # documented loss
 
 
+def test_date_losses_are_reported() -> None:
+    issued = Date(2001, end_year=2003, circa=True)
+    entry = Entry(type="book", key="k", fields={"title": "T"}, dates={"issued": issued})
+    text, diagnostics = ris.write(Bibliography(entries=[entry]))
+    assert "PY  - 2001\r\nDA  - 2001///\r\n" in text
+    assert [(d.severity, d.code) for d in diagnostics] == [("warning", "ris.date-simplified")] * 2
+
+
 def test_unwritable_fields_are_reported() -> None:
     entry = Entry(
         type="article-journal",

@@ -26,7 +26,7 @@ from .mathmap import (
     math_to_unicode,
     unicode_to_math,
 )
-from .model import Math, Node, Raw, Rich, Span, Text, make_text
+from .model import Math, Node, Raw, Rich, Span, Text, make_text, plain
 from .options import Protect
 
 
@@ -493,7 +493,7 @@ def _has_raw(nodes: tuple[Node, ...] | list[Node]) -> bool:
 
 
 def _plain(nodes: list[Node]) -> str:
-    return make_text(nodes).__str__()
+    return plain(make_text(nodes))
 
 
 def _apply_mark(base: str, mark: str) -> str:
@@ -610,7 +610,14 @@ def _collapse(text: str) -> str:
 
 
 def decode(latex: str) -> Decoded:
-    """Decode a BibTeX field value body (outer delimiters already removed) into rich text."""
+    """Decode a BibTeX field value body (outer delimiters already removed) into rich text.
+
+    Whitespace runs collapse to one space and the ends are trimmed, as BibTeX does; text comes
+    out NFC. `{...}` is case protection (a `nocase` span) unless it starts with a command, which
+    BibTeX treats as one special character (`{\\"u}`, `{\\emph{X}}`). Math keeps its TeX source
+    exactly; math-only commands outside math become bare `Math`; unknown commands become `Raw`.
+    Nothing raises and no character is dropped: what cannot be decoded stays, with a problem.
+    """
     if _NEEDS_DECODE.search(latex) is None:
         return Decoded(_collapse(latex), ())
     if _NEEDS_TOKENIZER.search(latex) is None:
@@ -656,7 +663,7 @@ _ENCODE_TOKEN = re.compile(
     re.DOTALL,
 )
 _ENDS_CONTROL_WORD = re.compile(r"\\[A-Za-z]+$")
-_LONE_WORD = re.compile(r"\\[A-Za-z]+$")
+_LONE_WORD = re.compile(r"^\\[A-Za-z]+$")
 
 
 class _Encoder:
@@ -879,7 +886,15 @@ def _accented(cluster: str) -> str | None:
 
 
 def encode(text: Text, *, ascii: bool) -> tuple[str, tuple[str, ...]]:
-    """Rich text -> BibTeX value body (without outer braces) and problems."""
+    """Rich text -> BibTeX value body (without outer braces) and problems.
+
+    `ascii=True` (the `bibtex` dialect) writes LaTeX for every character that has a form and
+    keeps the rest as UTF-8 with a problem; `ascii=False` (`biblatex`) keeps UTF-8 and only
+    escapes TeX's specials. Either way the output has balanced braces (counted as BibTeX counts
+    them), no bare `%` or `#`, and `decode(encode(x)) == x` for any `x` that `decode` returns,
+    except that Unicode inside math comes back as math commands (`$μ$` -> `$\\mu$`), which
+    `encode` always writes because pdfLaTeX cannot read Unicode in math.
+    """
     encoder = _Encoder(ascii=ascii)
     if isinstance(text, str):
         out = encoder.string(text)

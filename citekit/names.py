@@ -554,6 +554,9 @@ def format_bibtex_names(names: list[Name], *, ascii: bool, extended: bool = Fals
 # ---------------------------------------------------------------------------------------------
 
 
+_ET_AL = frozenset({"et al.", "et al", "others", "and others", "et. al."})
+
+
 def _split_particle(family: str) -> tuple[str, str]:
     """`van der Berg` -> (`van der`, `Berg`): leading lowercase words, if a word remains."""
     words = family.split()
@@ -566,10 +569,13 @@ def _split_particle(family: str) -> tuple[str, str]:
 def parse_ris_name(s: str) -> Name:
     """One RIS `AU` value, "Last, First, Suffix" as RIS and Zotero write it.
 
+    "et al." (or "others") is `OTHERS`, as `format_ris_name` writes it.
     No comma -> a literal (Zotero reads such a line as a single-field name). Lowercase words at
     the start of the last name are split off as the (non-dropping) particle: "van der Berg, Jan".
     More than three parts: the rest joins the suffix part.
     """
+    if _norm(s).lower() in _ET_AL:
+        return OTHERS
     parts = [_norm(p) for p in s.split(",")]
     if len(parts) == 1:
         return Name(literal=parts[0]) if parts[0] else Name()
@@ -710,6 +716,8 @@ def parse_display_name(s: str) -> Name:
     words = text.split(" ") if text else []
     if not words:
         return Name()
+    if text.lower() in _ET_AL:
+        return OTHERS
     if _is_group(words):
         return Name(literal=text)
     if "," in text:

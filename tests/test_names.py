@@ -343,6 +343,8 @@ def test_bibtex_round_trip_extended_with_dropping_particles(name: Name, dropping
         ("World Health Organization", Name(literal="World Health Organization")),
         ("Lloyd-Jones, Jean-Paul", Name(family="Lloyd-Jones", given="Jean-Paul")),
         ("Smith,", Name(family="Smith")),
+        ("et al.", OTHERS),
+        ("Et al", OTHERS),
     ],
 )
 def test_parse_ris_name(text: str, name: Name) -> None:
@@ -369,6 +371,7 @@ def test_ris_round_trip_of_two_part_names() -> None:
         Name(family="Berg", given="Jan", particle="van der", suffix="Jr."),
         Name(family="Lloyd-Jones", given="Jean-Paul"),
         Name(literal="CERN"),
+        OTHERS,
     ]:
         assert parse_ris_name(format_ris_name(name)) == name
 
@@ -453,6 +456,7 @@ def test_csl_round_trip(name: Name) -> None:
         ("Adrian Del Maestro", Name(family="Maestro", given="Adrian Del")),
         ("Minh Van Nguyen", Name(family="Nguyen", given="Minh Van")),
         ("Kees A. Schouhamer Immink", Name(family="Immink", given="Kees A. Schouhamer")),
+        ("et al.", OTHERS),
     ],
 )
 def test_parse_display_name(text: str, name: Name) -> None:

@@ -117,7 +117,7 @@ _SYMBOLS = (
     "prime ′ dagger † ddagger ‡ langle ⟨ rangle ⟩ lceil ⌈ rceil ⌉ lfloor ⌊ rfloor ⌋ "
     "triangle △ Box □ diamond ⋄ lhd ⊲ rhd ⊳ unlhd ⊴ unrhd ⊵ wr ≀ amalg ⨿ uplus ⊎ "
     "sqcup ⊔ sqcap ⊓ sqsubseteq ⊑ sqsupseteq ⊒ asymp ≍ doteq ≐ bowtie ⋈ smile ⌣ frown ⌢ "
-    "vert | Vert ‖ lbrace { rbrace } backslash \\ ldots … dots … colon : "
+    "| ‖ vert | Vert ‖ lbrace { rbrace } backslash \\ ldots … dots … colon : "
     "leqslant ⩽ geqslant ⩾ lesssim ≲ gtrsim ≳ triangleq ≜ coloneqq ≔ "
     "complement ∁ therefore ∴ because ∵ blacksquare ■ square □ checkmark ✓ "
     "clubsuit ♣ diamondsuit ♢ heartsuit ♡ spadesuit ♠ degree °"
@@ -137,6 +137,11 @@ LETTER_LIKE: frozenset[str] = frozenset(
      "wp", "prime", "emptyset", "varnothing", "neg", "lnot", "forall", "exists", "nexists",
      "sum", "prod", "int", "iint", "iiint", "oint", "sqrt", "surd", "angle"]
 )  # fmt: skip
+# Operator names (`\\log n`): printed as their name; the space after them stays.
+MATH_FUNCTIONS: frozenset[str] = frozenset(
+    "log ln lg exp sin cos tan cot sec csc sinh cosh tanh coth arcsin arccos arctan max min "
+    "sup inf lim liminf limsup det arg deg dim gcd hom ker Pr mod bmod".split()
+)
 # Spacing commands inside math and what they print.
 MATH_SPACES: dict[str, str] = {
     ",": "\u2009", ":": "\u205f", ";": "\u2005", "!": "", " ": " ", "quad": "\u2003",
@@ -196,6 +201,7 @@ MATH_ARG_COMMANDS: dict[str, int] = {
     **{name: 1 for name in _ALPHABETS}, **{name: 1 for name in MATH_ACCENTS},
     "frac": 2, "dfrac": 2, "tfrac": 2, "binom": 2, "sqrt": 1, "mathrm": 1, "mathit": 1,
     "operatorname": 1, "underbrace": 1, "overbrace": 1, "overrightarrow": 1,
+    **{name: 0 for name in MATH_FUNCTIONS},
 }  # fmt: skip
 
 # Unicode superscripts and subscripts.
@@ -285,12 +291,17 @@ def _math_seq(tokens: list, pos: int, *, top: bool) -> tuple[list[Piece], int]:
             pos += 1
             continue
         before = out[-1][1][-1:] if out and out[-1][0] == "text" else ""
+        if cmd in MATH_FUNCTIONS and before.isalnum():
+            out.append(("text", " "))  # `n\log n` reads "n log n"
         pos = _math_command(cmd, tokens, pos + 1, out)
-        if cmd.isalpha() and before != " " and cmd not in ALPHABET_COMMANDS | MATH_TEXT_ARG:
+        if cmd.isalpha() and before != " " and cmd not in _KEEP_SPACE_AFTER:
             # the space only ended the command name (`d\approx n`), unless the source spaced
             # the symbol on both sides (`Y \mid X`)
             pos = _skip_space(tokens, pos)
     return out, pos
+
+
+_KEEP_SPACE_AFTER = ALPHABET_COMMANDS | MATH_TEXT_ARG | MATH_FUNCTIONS
 
 
 def _math_char(char: str) -> str:
@@ -306,6 +317,9 @@ def _math_command(cmd: str, tokens: list, pos: int, out: list[Piece]) -> int:
         out.append(("text", MATH_SYMBOLS[cmd]))
         if cmd in LETTER_LIKE:
             return _skip_space(tokens, pos)
+        return pos
+    if cmd in MATH_FUNCTIONS:
+        out.append(("text", "mod" if cmd == "bmod" else cmd))
         return pos
     if cmd in MATH_SPACES:
         out.append(("text", MATH_SPACES[cmd]))

@@ -67,6 +67,9 @@ def test_math_that_does_not_map_stays_tex() -> None:
     assert to_csl(Rich((Math(r"\unknowncmd x<y"),))) == r"$\unknowncmd x&lt;y$"
     assert to_csl(Rich((Math("x^2"),))) == "x²"
     assert to_csl(Rich((Math("x_{i,j}"),))) == "x<sub>i,j</sub>"
+    assert to_unicode(Rich((Math(r"O(n\log n)"),))) == "O(n log n)"
+    assert to_csl(Rich((Math(r"\lim_{n\to\infty} a_n = \|x\|"),))) == ("lim<sub>n→∞</sub> aₙ = ‖x‖")
+    assert to_unicode(Rich((Math(r"\mathbf{x}\in\mathbb{R}^{d}"),))) == "𝐱∈ℝᵈ"
 
 
 def test_raw_latex_is_kept_as_text() -> None:

@@ -51,12 +51,7 @@ def arxiv_session(settings: ArxivSettings) -> Iterator[tuple[Any, Any, Any]]:
     mode: arxiv.CacheMode = "offline" if settings.offline else (
         "refresh" if settings.refresh else "normal"
     )
-    path = None
-    if settings.cache_dir:
-        from pathlib import Path
-
-        path = Path(settings.cache_dir) / "arxiv.sqlite3"
-    cache = arxiv.ArxivCache(path, mode=mode)
+    cache = arxiv.ArxivCache.in_dir(settings.cache_dir, mode=mode)
     client = None
     if not settings.offline:
         client = arxiv.ArxivClient(
@@ -69,6 +64,8 @@ def arxiv_session(settings: ArxivSettings) -> Iterator[tuple[Any, Any, Any]]:
         yield client, cache, policy
     finally:
         cache.close()
+        if client is not None:
+            client.close()
 
 
 def make_enricher(
@@ -136,4 +133,5 @@ def fetch_conversion(
     if bib.entries:
         conversion.text, written = write_text(bib, to_format, WriteOptions())
         report.extend(written)
+        report.written = len(bib.entries)
     return conversion

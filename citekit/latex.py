@@ -66,6 +66,8 @@ _SWITCHES: dict[str, str | None] = {
 _CONTENT_COMMANDS = frozenset(
     "texttt textrm textsf textup textnormal textmd mbox hbox text textlf".split()
 )
+# Quotation commands (biblatex, csquotes): their argument between curly double quotes.
+_QUOTE_COMMANDS = frozenset(["mkbibquote", "enquote", "textquote"])
 _VERBATIM_COMMANDS = frozenset(["url", "path", "nolinkurl"])
 # Known commands kept raw when their argument is missing; they would skip a space to find it.
 _KNOWN_WITHOUT_ARGUMENT = frozenset(["url", "path", "nolinkurl", "href", "ensuremath"])
@@ -225,6 +227,8 @@ class _Parser:
             return self.span_command(_SPAN_COMMANDS[name], name, nocase)
         if word and name in _CONTENT_COMMANDS:
             return self.argument_nodes(name, nocase)
+        if word and name in _QUOTE_COMMANDS:
+            return ["\u201c", *self.argument_nodes(name, nocase), "\u201d"]
         if word and name in _VERBATIM_COMMANDS:
             return self.verbatim(name, start)
         if name == "href":

@@ -45,6 +45,8 @@ TEXT_SYMBOLS: dict[str, str] = {
     "textquoteright": "’", "textquotedblleft": "“", "textquotedblright": "”",
     "quotesinglbase": "‚", "quotedblbase": "„", "guillemetleft": "«", "guillemotleft": "«",
     "guillemetright": "»", "guillemotright": "»", "guilsinglleft": "‹", "guilsinglright": "›",
+    "glqq": "„", "grqq": "“", "glq": "‚", "grq": "‘", "flqq": "«", "frqq": "»", "flq": "‹",
+    "frq": "›",
     "textexclamdown": "¡", "textquestiondown": "¿", "pounds": "£", "textsterling": "£",
     "texteuro": "€", "euro": "€", "textyen": "¥", "textcent": "¢", "textcurrency": "¤",
     "textbullet": "•", "textperiodcentered": "·", "textdegree": "°", "textmu": "µ",

@@ -87,6 +87,8 @@ def test_accent_spellings_suite_is_large() -> None:
         (r"line\\break", "line break"),
         ("many   spaces\n\tand\r\nnewlines  ", "many spaces and newlines"),
         (r"\LaTeX{} and \TeX", "LaTeX and TeX"),
+        (r"\mkbibquote{Ja} and \enquote{Nein}", "“Ja” and “Nein”"),
+        (r"\glqq Ja\grqq{} \flqq Non\frqq", "„Ja“ «Non»"),
     ],
 )
 def test_special_letters_symbols_escapes(latex: str, expected: str) -> None:

@@ -214,9 +214,10 @@ _BENT_TAG_LINE = re.compile(
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _VALUE_BREAK = re.compile(r"\r\n|[\r\n\u2028\u2029\u0085\x0b\x0c]")
-_TY_COUNT = re.compile(r"^\ufeff?[ \t]*TY {1,2}-", re.M)
+# Record starts after any line break (CR alone too, as old Mac exports have it).
+_TY_COUNT = re.compile(r"(?:^|(?<=[\r\n]))[ \t\ufeff]*TY {1,2}-")
 _WOS_HEAD = re.compile(r"^\ufeff?\s*(?:FN |VR |PT [A-Z]\b)")
-_WOS_PT = re.compile(r"^PT [A-Z]", re.M)
+_WOS_PT = re.compile(r"(?:^|(?<=[\r\n]))PT [A-Z]")
 _ANY_TAG = re.compile(r"^\s*(?:[A-Z][A-Z0-9] {1,2}-|TY\b)")
 # A folded continuation line that a trimming reader could take for a tag line.
 _TAG_LOOKALIKE = re.compile(r"^\s*[A-Z][A-Z0-9](?:\s*-|\s*$)")
@@ -310,8 +311,11 @@ def read(text: str, *, source: str = "<string>") -> Bibliography:
 
 
 def _read_line(reader: _Reader, number: int, line: str) -> None:
-    match = _TAG_LINE.match(line)
-    if match is None and (bent := _BENT_TAG_LINE.match(line)) is not None:
+    # Indented tag lines count as tag lines, as in readers that trim lines (citation-js): the
+    # writer never lets a value line look like one, so this cannot split a value it wrote.
+    bare = line.lstrip(" \t\ufeff")
+    match = _TAG_LINE.match(bare)
+    if match is None and (bent := _BENT_TAG_LINE.match(bare)) is not None:
         tag = bent.group(1) or bent.group(3)
         value = bent.group(2) if bent.group(1) else bent.group(4)
         reader.say(
@@ -423,6 +427,9 @@ def _reject_wos(text: str, source: str, bib: Bibliography) -> None:
     start: int | None = None
     for number, line in enumerate(lines, 1):
         if _WOS_PT.match(line):
+            if start is not None:  # a record without its ER: it ends where the next begins
+                raw = "\n".join(lines[start - 1 : number - 1])
+                bib.rejected.append(Rejected(source, start, raw, reason, NAME))
             start = number
         elif start is not None and line.rstrip() == "ER":
             raw = "\n".join(lines[start - 1 : number])

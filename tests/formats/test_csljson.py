@@ -5,6 +5,7 @@ leniency (shapes, types, dates, aliases, unknown variables) with its reports, ex
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from collections import Counter
@@ -60,13 +61,18 @@ def _codes(bib: Bibliography) -> list[tuple[str, int | None]]:
     return [(d.code, d.line) for d in bib.diagnostics]
 
 
+@functools.cache
+def _schema_validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
 @pytest.fixture(scope="module")
 def validator() -> jsonschema.protocols.Validator:
     if not SCHEMA_PATH.exists():
         pytest.skip("shared CSL schema not available")
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    return _schema_validator()
 
 
 def _valid(validator: jsonschema.protocols.Validator, text: str) -> None:
@@ -556,3 +562,36 @@ def test_property_write_then_read_is_identity(entry: Entry) -> None:
 def test_property_reader_never_raises_and_conserves(text: str) -> None:
     bib = _read(text)
     assert csljson.count_records(text) == len(bib.entries) + len(bib.rejected)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                max_size=3),
+    max_leaves=8,
+)  # fmt: skip
+_ITEM = st.fixed_dictionaries(
+    {"id": st.text(max_size=5) | st.integers()},
+    optional={
+        "type": st.sampled_from(["book", "Article", "misc", "nope", ""]) | _JSON,
+        "title": st.text(max_size=12) | _JSON,
+        "author": st.lists(st.fixed_dictionaries({}, optional={"family": st.text(max_size=5),
+                                                               "given": _JSON})) | _JSON,
+        "issued": st.fixed_dictionaries({}, optional={"date-parts": _JSON, "raw": _JSON}) | _JSON,
+        "custom": _JSON, "volume": _JSON, "unknown-key": _JSON,
+    },
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_ITEM | _JSON, max_size=6))
+def test_property_odd_items_conserve_and_write_valid_csl(items: list[object]) -> None:
+    text = json.dumps(items, indent=1)
+    bib = _read(text)
+    assert csljson.count_records(text) == len(bib.entries) + len(bib.rejected) == len(items)
+    written, _ = csljson.write(bib)
+    if SCHEMA_PATH.exists():
+        _valid(_schema_validator(), written)
+    again = _read(written)
+    assert len(again.entries) == len(bib.entries) and again.rejected == []
+    assert csljson.write(again)[0] == written

@@ -324,7 +324,10 @@ def test_sniff() -> None:
 
 
 def test_count_records_is_independent_of_the_reader() -> None:
-    assert ris.count_records("TY  - JOUR\nER  - \nTY - BOOK\n  TY  - X\n") == 3
+    text = "TY  - JOUR\nTI  - A\nER  - \nTY - BOOK\nTI  - B\n  TY  - X\n\tTI  - C\n"
+    assert ris.count_records(text) == 3
+    bib = _read(text)
+    assert [e.fields["title"] for e in bib.entries] == ["A", "B", "C"]  # indented lines too
     assert ris.count_records("no records") == 0
 
 
@@ -626,8 +629,28 @@ def test_property_write_then_read_is_identity(entry: Entry) -> None:
     assert back.extra == []
 
 
+_FRAGMENT = st.sampled_from([
+    "TY  - JOUR", "TY - BOOK", "  TY  - GEN", "\ufeffTY  - X", "ER  - ", "ER  -", "ER",
+    "TI  - Title", "AU  - Doe, J.", "AU   - Bent, B.", "PY  - 2020", "DA  - 2020/01//",
+    "SP  - 1-2", "EP  - 9", "KW  - k", "N1  - note", "  continued", "junk", "", "ZZ  - z",
+    "TY  -JOUR", "1.", "PT J", "FN Clarivate", "AN  - arXiv:2101.00001v2 [cs.LG]",
+])  # fmt: skip
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300))
 def test_property_reader_never_raises_and_conserves(text: str) -> None:
     bib = _read(text)
     assert ris.count_records(text) == len(bib.entries) + len(bib.rejected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FRAGMENT, max_size=30), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_property_ris_like_text_conserves_and_round_trips(lines: list[str], eol: str) -> None:
+    text = eol.join(lines)
+    bib = _read(text)
+    assert ris.count_records(text) == len(bib.entries) + len(bib.rejected)
+    written, _ = ris.write(bib)
+    again = _read(written)
+    assert ris.count_records(written) == len(bib.entries) == len(again.entries)
+    assert again.rejected == []

@@ -151,6 +151,55 @@ def test_bibtex_to_csl_is_a_fixed_point(path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Consumers on output made from the BibTeX corpus (the most varied input there is)
+# ---------------------------------------------------------------------------------------------
+
+
+def _rispy_expected(entry: Entry) -> tuple[object, ...]:
+    title = entry.fields.get("title")
+    issued = entry.dates.get("issued")
+    year = None
+    if issued is not None:
+        year = str(issued.year) if issued.year is not None else issued.literal or None
+    return (
+        ris._one_line(markup.to_unicode(title)) if title is not None else None,
+        [ris.names.format_ris_name(n) for n in entry.names.get("author", []) if not n.others],
+        year,
+        entry.fields.get("DOI"),
+    )
+
+
+@pytest.mark.consumer
+@pytest.mark.parametrize("path", BIB_FILES, ids=lambda p: p.name)
+def test_rispy_reads_ris_written_from_bibtex(path: Path) -> None:
+    import rispy
+
+    bib = _read_bib(path)
+    text, _ = ris.write(bib)
+    records = rispy.loads(text)
+    assert len(records) == len(bib.entries) == ris.count_records(text)
+    for record, entry in zip(records, bib.entries, strict=True):
+        seen = (record.get("title"), record.get("authors", []), record.get("year"),
+                record.get("doi"))  # fmt: skip
+        assert seen == _rispy_expected(entry), entry.key
+
+
+@pytest.mark.consumer
+@pytest.mark.parametrize("path", BIB_FILES, ids=lambda p: p.name)
+def test_csl_written_from_bibtex_is_schema_valid(path: Path) -> None:
+    import jsonschema
+
+    schema_path = Path("/work/shared/schema/csl-data.json")
+    if not schema_path.exists():
+        pytest.skip("shared CSL schema not available")
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    written, _ = csljson.write(_read_bib(path))
+    errors = [e.message for e in validator.iter_errors(json.loads(written))]
+    assert errors == []
+
+
+# ---------------------------------------------------------------------------------------------
 # RIS <-> CSL-JSON, RIS -> BibTeX -> RIS
 # ---------------------------------------------------------------------------------------------
 

@@ -818,15 +818,15 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
             unwritten.append(role)
             continue
         for person in people:
-            if person.others:
+            if person.others:  # RIS has no "and others": an "et al." line, read back as such
                 out.append(
                     info(
-                        "ris.others-dropped",
-                        f"{role} list ends in 'and others'; RIS cannot say so",
+                        "ris.others-as-name",
+                        f"{role} list ends in 'and others', written as '{rule.tag}  - et al.'; "
+                        "importers see a name 'et al.'",
                         **_where(entry),
                     )
                 )
-                continue
             lines.append((rule.tag, names.format_ris_name(person)))
     for role, date in entry.dates.items():
         if role in omit:

@@ -422,16 +422,17 @@ def test_write_preprint() -> None:
     )
     text, diagnostics = ris.write(Bibliography(entries=[entry]))
     assert text == (
-        "TY  - GEN\r\nID  - smith2021\r\nTI  - A Preprint\r\nAU  - Smith, Ann\r\nPY  - 2021\r\n"
+        "TY  - GEN\r\nID  - smith2021\r\nTI  - A Preprint\r\nAU  - Smith, Ann\r\nAU  - et al.\r\n"
+        "PY  - 2021\r\n"
         "DA  - 2021/01//\r\nPB  - arXiv\r\nDO  - 10.48550/arXiv.2101.00001\r\n"
         "UR  - https://arxiv.org/abs/2101.00001\r\nAN  - arXiv:2101.00001v2 [cs.LG]\r\n"
         "ER  - \r\n\r\n"
     )
-    assert [d.code for d in diagnostics] == ["ris.others-dropped"]
+    assert [d.code for d in diagnostics] == ["ris.others-as-name"]
     back = _only(text)
     assert back.type == "article"
     assert back.fields == entry.fields
-    assert back.names["author"] == [Name(family="Smith", given="Ann")]  # documented loss
+    assert back.names == entry.names  # "et al." reads back as the "and others" marker
 
 
 def test_date_losses_are_reported() -> None:
@@ -507,7 +508,7 @@ def _our_view(entry: Entry) -> tuple[object, ...]:
     date = entry.dates.get("issued")
     return (
         plain(entry.fields["title"]) if "title" in entry.fields else None,
-        [ris.names.format_ris_name(n) for n in entry.names.get("author", []) if not n.others],
+        [ris.names.format_ris_name(n) for n in entry.names.get("author", [])],
         str(date.year) if date and date.year else None,
         entry.fields.get("DOI"),
     )

@@ -305,7 +305,9 @@ def _read_variable(entry: Entry, name: str, value: object, r: _ItemReader) -> No
         _read_date(entry, name, value, r)
     elif name in _READ_RULES:
         _read_field(entry, _READ_RULES[name], value, r)
-    elif name in _SCHEMA_OTHER:
+    elif name in _SCHEMA_OTHER or name.startswith("_"):
+        # a schema variable with no canonical field, or a tool's private key (citation-js
+        # writes `_graph`, `_label`): kept as it is, nothing to warn about
         entry.extra.append(Extra(NAME, name, json.dumps(value, ensure_ascii=False)))
     else:
         entry.extra.append(Extra(NAME, name, json.dumps(value, ensure_ascii=False)))

@@ -251,18 +251,19 @@ def test_zotero_and_citation_js_aliases() -> None:
 
 def test_unknown_variables_kept_reported_and_written_under_custom() -> None:
     item = {"id": "a", "type": "book", "title": "T", "reference-count": 3,
-            "link": [{"URL": "u"}], "categories": ["x", "y"]}  # fmt: skip
+            "link": [{"URL": "u"}], "categories": ["x", "y"], "_label": "x"}  # fmt: skip
     bib = _read(json.dumps(item))
     (entry,) = bib.entries
     assert entry.extra == [
         Extra("csl-json", "reference-count", "3"),
         Extra("csl-json", "link", '[{"URL": "u"}]'),
         Extra("csl-json", "categories", '["x", "y"]'),
+        Extra("csl-json", "_label", '"x"'),
     ]
     assert [d.code for d in bib.diagnostics] == ["csljson.unknown-variable"] * 2
     (out,) = _write(entry)
     assert out["categories"] == ["x", "y"]  # a schema variable: back at the top level
-    assert out["custom"] == {"reference-count": 3, "link": [{"URL": "u"}]}
+    assert out["custom"] == {"reference-count": 3, "link": [{"URL": "u"}], "_label": "x"}
     (again,) = _read(json.dumps(out)).entries
     assert Counter(again.extra) == Counter(entry.extra)
 

@@ -34,7 +34,7 @@ CSL_DIR = HERE / "csl"
 CITEPROC_JS_SCRIPT = HERE / "citeproc_js_render.js"
 CITEPROC_JS_VERSION = "2.4.63"  # pinned: expected strings in the tests come from this engine
 
-LATEX_TIMEOUT = 600  # seconds for one TeX, bibtex or biber run (a 1,500-entry file takes ~30 s)
+LATEX_TIMEOUT = 240  # seconds for one TeX, bibtex or biber run (a 1,500-entry file takes ~30 s)
 NODE_TIMEOUT = 300
 PYTHON_TIMEOUT = 300
 NPM_TIMEOUT = 600
@@ -318,6 +318,7 @@ _BLG_WARNINGS = [
     (re.compile(r"^Warning--empty (.+) in (\S+)$"), "empty-field"),
     (re.compile(r"^Warning--can't use both (.+) fields in (\S+)$"), "both-fields"),
     (re.compile(r"^Warning--there's a number but no series in (\S+)$"), "number-without-series"),
+    (re.compile(r"^Warning--there's a number but no volume in (\S+)$"), "number-without-volume"),
     (re.compile(r"^Warning--to sort, need (.+) in (\S+)$"), "sort-key-missing"),
     (re.compile(r"^Warning--I didn't find a database entry for \"(.+)\"$"), "missing-entry"),
     (re.compile(r"^Warning--string name \"(.+)\" is undefined$"), "undefined-macro"),
@@ -462,18 +463,19 @@ def parse_tex_log(log: str) -> tuple[list[Message], list[Message]]:
 
 
 def _classify_tex_error(text: str, following: list[str], where: str) -> Message:
-    context = ""
-    for line in following:
-        if line.startswith("l."):
-            context = line
-            break
+    # TeX shows the input read so far; its first line ends where the error struck (for an
+    # undefined command: with that command), and the `l.N` line gives the source line.
+    top = following[0].rstrip() if following else ""
+    context = next((line for line in following if line.startswith("l.")), "")
     full = f"{where}: {text}" if where else text
+    if top and top != context:
+        full += f" [{top.strip()}]"
     if context:
         full += f" [{context}]"
     if u := _TEX_UNICODE.search(" ".join([text, *following[:2]])):
         return Message("unicode-char", full, detail=u.group(1))
     if "Undefined control sequence" in text:
-        cs = _TEX_UNDEFINED_CS.search(context.split(" ", 1)[-1]) if context else None
+        cs = _TEX_UNDEFINED_CS.search(top)
         return Message("undefined-command", full, detail=cs.group(1) if cs else "")
     if "Fatal error" in text or "Emergency stop" in text:
         return Message("fatal", full)
@@ -574,8 +576,12 @@ _BIBER_WARNINGS = [
     (re.compile(r"Entry '(.+?)' \(.*?\): Invalid value of field '(.+?)'"), "invalid-value"),
     (re.compile(r"Entry '(.+?)' \(.*?\): Invalid format '.*' of date field '(.+?)'"),
      "invalid-date"),
-    (re.compile(r"I didn't find a database entry for crossref '(.+?)' in entry '(.+?)'"),
-     "missing-entry"),
+    (re.compile(r"I didn't find a database entry for (?:crossref|xdata|related) (?:entry )?'(.+?)' "
+                r"in entry '(.+?)'"), "missing-entry"),
+    (re.compile(r"Entry '(.+?)' \(.*?\): Invalid (ISSN|ISBN|ISMN)"), "invalid-identifier"),
+    (re.compile(r"(ISBN|ISSN|ISMN) '.*' in entry '(.+?)' is invalid"), "invalid-identifier"),
+    (re.compile(r"Entry '(.+?)' \(.*?\): Invalid entry type '(.+?)'"), "invalid-type"),
+    (re.compile(r"Entry alias '(.+?)' is identical to the entry key"), "alias-is-key"),
     (re.compile(r"Duplicate entry key '(.+?)'"), "duplicate-key"),
     (re.compile(r"Overwriting field '(.+?)' with year value from field '(.+?)' for entry "
                 r"'(.+?)'"), "overwritten-field"),
@@ -614,6 +620,12 @@ def _classify_biber_warning(text: str) -> Message:
             return Message(code, text, key=g[1], detail=g[0])
         if code == "overwritten-field":
             return Message(code, text, key=g[2], detail=g[0])
+        if code == "invalid-identifier" and g[0] in ("ISBN", "ISSN", "ISMN"):
+            return Message(code, text, key=g[1], detail=g[0].lower())
+        if code == "invalid-identifier":
+            return Message(code, text, key=g[0], detail=g[1].lower())
+        if code == "alias-is-key":
+            return Message(code, text, key=g[0], detail=g[0])
         if code in ("duplicate-key", "bad-name", "btparse"):
             return Message(code, text, detail=g[0])
         if code == "legacy-date":
@@ -739,8 +751,10 @@ def _exception_message(key: str, prefix: str) -> Message:
     frames = traceback.extract_tb(tb)
     where = frames[-1].name if frames else "?"
     name = exc_type.__name__ if exc_type else "Exception"
-    text = f"{prefix + ': ' if prefix else ''}{name}: {exc} (in {where}, " \
-           f"{Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else f"{name}: {exc}"
+    text = f"{prefix + ': ' if prefix else ''}{name}: {exc}"
+    if frames:
+        last = frames[-1]
+        text += f" (in {where}, {Path(last.filename).name}:{last.lineno}: {last.line})"
     return Message("exception", text, key=key, detail=f"{name}@{where}")
 
 

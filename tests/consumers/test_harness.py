@@ -275,7 +275,7 @@ def test_policy_excuses_missing_data_only_when_the_model_lacks_it():
     ]
 
 
-def test_unicode_errors_are_excused_only_for_characters_citekit_warned_about():
+def test_tex_errors_are_excused_only_for_what_citekit_warned_about():
     from citekit.diagnostics import warning
     from citekit.model import Bibliography
 
@@ -283,11 +283,20 @@ def test_unicode_errors_are_excused_only_for_characters_citekit_warned_about():
         Message("unicode-char", "Unicode character Ж", detail="Ж"),
         Message("unicode-char", "Unicode character 王", detail="王"),
     ))  # fmt: skip
-    diagnostics = [warning("latex.no-latex-form", "no LaTeX form for 'Ж' (U+0416); kept as UTF-8")]
-    chars = policy.chars_citekit_warned_about(diagnostics, "title = {Ж and 王}")
+    diagnostics = [warning("latex.no-latex-form", "no LaTeX form for 'Ж' (U+0416); kept as UTF-8"),
+                   warning("latex.unknown-command", "unknown command \\rpackage kept verbatim")]
     ctx = policy.context_for(Bibliography())
-    assert policy.unexpected(result, ctx, {}, warned_chars=chars) == [
+    assert policy.unexpected(result, ctx, {}, citekit_warnings=diagnostics) == [
         "error [unicode-char] Unicode character 王"
+    ]
+    commands = harness.ConsumerResult("biblatex/lualatex", errors=(
+        Message("undefined-command", "Undefined control sequence", detail="\\rpackage"),
+        Message("undefined-command", "Undefined control sequence", detail="\\rpack"),
+        Message("undefined-command", "Undefined control sequence", detail="\\mkbibquote"),
+    ))  # fmt: skip
+    assert policy.unexpected(commands, ctx, {}, citekit_warnings=diagnostics) == [
+        "error [undefined-command] Undefined control sequence",
+        "error [undefined-command] Undefined control sequence",
     ]
 
 

@@ -801,6 +801,7 @@ def citeproc_js_modules() -> Path:
             shutil.rmtree(staging, ignore_errors=True)
             raise ConsumerMissing(f"npm install citeproc@{CITEPROC_JS_VERSION} failed: "
                                   f"{run.output.strip()[-500:]}")
+        staging.chmod(0o755)  # mkdtemp makes it private; the cache is for every test run
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
     return modules

@@ -78,16 +78,22 @@ _INVISIBLE = frozenset(["relax", "protect", "xspace", "unskip", "nobreak", "igno
 _MATH_ONLY = (frozenset(MATH_SYMBOLS) | frozenset(MATH_ARG_COMMANDS)) - frozenset(TEXT_SYMBOLS)
 
 
+# Groups nested deeper than this are kept as written: real values nest a handful of levels,
+# and a hostile 10,000-deep value must not exhaust Python's recursion limit.
+_MAX_DEPTH = 64
+
+
 class _Parser:
     """One pass over a field body. `nocase` context: brace groups add no span (already inside
     one); elsewhere a brace group not starting with a command is BibTeX case protection."""
 
-    __slots__ = ("s", "i", "problems")
+    __slots__ = ("s", "i", "problems", "depth")
 
     def __init__(self, source: str) -> None:
         self.s = source
         self.i = 0
         self.problems: list[str] = []
+        self.depth = 0
 
     def problem(self, message: str) -> None:
         if message not in self.problems:
@@ -97,6 +103,36 @@ class _Parser:
 
     def seq(self, *, nocase: bool, in_group: bool) -> list[Node]:
         """Nodes up to the end, or up to (not past) the `}` closing the current group."""
+        if self.depth >= _MAX_DEPTH:
+            return self.too_deep()
+        self.depth += 1
+        try:
+            return self._seq(nocase=nocase, in_group=in_group)
+        finally:
+            self.depth -= 1
+
+    def too_deep(self) -> list[Node]:
+        """The rest of a group nested past `_MAX_DEPTH`, kept as written (no recursion)."""
+        s, start, level = self.s, self.i, 0
+        while self.i < len(s):
+            c = s[self.i]
+            if c == "\\":
+                self.i += 2
+                continue
+            if c == "{":
+                level += 1
+            elif c == "}":
+                if level == 0:
+                    break
+                level -= 1
+            self.i += 1
+        self.i = min(self.i, len(s))
+        self.problem(f"braces nested deeper than {_MAX_DEPTH}; the inner text is kept as written")
+        text = s[start : self.i]
+        # balanced text can stay LaTeX; an unbalanced tail is plain text, escaped on output
+        return [Raw(text)] if level == 0 and text else ([text] if text else [])
+
+    def _seq(self, *, nocase: bool, in_group: bool) -> list[Node]:
         s = self.s
         n = len(s)
         out: list[Node] = []
@@ -919,6 +955,7 @@ _PROBLEM_KINDS: tuple[tuple[str, str, str], ...] = (
     ("unknown command ", "latex.unknown-command", "warning"),
     ("unbalanced ", "latex.unbalanced-braces", "warning"),
     ("lone backslash", "latex.unbalanced-braces", "warning"),
+    ("braces nested deeper", "latex.too-deep", "warning"),
     ("unterminated math", "latex.unterminated-math", "warning"),
     ("math with unbalanced", "latex.unsafe-math", "warning"),
     ("math that cannot", "latex.unsafe-math", "warning"),

@@ -704,3 +704,12 @@ def test_biber_and_lualatex_accept_utf8_output(tmp_path) -> None:
     _run(["lualatex", "-interaction=nonstopmode", "doc.tex"], cwd)
     log = (tmp_path / "doc.log").read_text(encoding="utf-8", errors="replace")
     assert "\n!" not in log, log[log.find("\n!") : log.find("\n!") + 400]
+
+
+def test_braces_nested_past_the_limit_are_kept_as_written_without_recursion() -> None:
+    value = "{" * 10_000 + "x" + "}" * 10_000
+    decoded = decode(value)
+    assert classify_problem(decoded.problems[0]) == ("latex.too-deep", "warning")
+    encoded, _ = encode(decoded.text, ascii=True)
+    assert encoded == value  # nothing lost, and written back exactly
+    assert decode(encoded).text == decoded.text

@@ -94,14 +94,8 @@ def _field_kinds(csl_type: str) -> dict[str, tuple[str, str, int]]:
     """lowercase BibTeX field -> (kind, target, priority) for entries of `csl_type`; a field
     that is not here is an extra. Built once per type so the per-field work is one lookup."""
     kinds: dict[str, tuple[str, str, int]] = {}
-    for name in M.GENERIC_TEXT:
-        kinds[name] = ("generic", name, 0)
-    for name in M.GENERIC_DATES:
-        kinds[name] = ("date", name, 0)
     for name, role in M.DATE_FIELDS.items():
         kinds[name] = ("date", role, 0)
-    for name in M.GENERIC_NAMES:
-        kinds[name] = ("name", name, 0)
     for name, role in M.NAME_FIELDS.items():
         kinds[name] = ("name", role, 0)
     for rule_name, rule in M.read_index(csl_type).items():
@@ -170,15 +164,11 @@ def convert_entry(raw: RawEntry, source: str) -> tuple[Entry, list[Diagnostic]]:
             issued.setdefault(f.lname, i)
         elif kind == "eprint":
             eprint.setdefault(f.lname, i)
-        elif kind == "date":
-            if target not in build.dates:
-                d = _date((source, f.line, raw.key), build, date=f.body)
-                if d is not None:
-                    build.dates[target] = d
-                    build.used.add(i)
-        elif target not in build.fields:  # a canonical variable written under its own name
-            build.fields[target] = _text(f, "text", (source, f.line, raw.key), build)
-            build.used.add(i)
+        elif target not in build.dates:  # date
+            d = _date((source, f.line, raw.key), build, date=f.body)
+            if d is not None:
+                build.dates[target] = d
+                build.used.add(i)
     if issued:
         _issued(raw, issued, source, build)
     if eprint:

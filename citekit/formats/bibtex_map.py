@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from ..model import CITEKIT_FIELDS, CSL_TYPES, DATE_ROLES, NAME_ROLES
+from ..model import CSL_TYPES
 
 # ---------------------------------------------------------------------------------------------
 # Entry types
@@ -229,27 +229,9 @@ IN_TYPES: frozenset[str] = frozenset(
     conference""".split()
 )
 
-# Canonical variables with no row above (CSL variables, citekit additions, name and date roles)
-# are written under their own name, and a BibTeX field of that name is read back into them,
-# so CSL -> BibTeX -> CSL keeps them. Names that mean something else in BibTeX are excluded.
-_MAPPED = {r.canonical for r in FIELD_RULES} | {"issued"} | set(NAME_FIELDS.values())
-_EXCLUDED = {"type", "id", "custom", "categories", "locator", "citation-key",
-             "citation-label", "citation-number", "first-reference-note-number", "year-suffix",
-             "journalAbbreviation", "shortTitle", "issued", "number", "issue"}  # fmt: skip
-CSL_TEXT_VARIABLES: frozenset[str] = frozenset(
-    """archive archive-place archive_collection archive_location authority call-number
-    dimensions division event event-place jurisdiction medium original-title page-first
-    part-title printing references reviewed-genre reviewed-title scale section source
-    supplement volume-title volume-title-short""".split()
-)
-GENERIC_TEXT: frozenset[str] = frozenset(
-    (CSL_TEXT_VARIABLES | set(CITEKIT_FIELDS))
-    - _MAPPED
-    - _EXCLUDED
-    - {"arxiv", "arxiv-version", "arxiv-class", "eprint", "eprinttype", "eprintclass"}
-)
-GENERIC_NAMES: frozenset[str] = frozenset(NAME_ROLES) - set(NAME_FIELDS.values())
-GENERIC_DATES: frozenset[str] = frozenset(DATE_ROLES) - set(DATE_FIELDS.values()) - {"issued"}
+# Canonical variables with no row above (CSL's archive, medium, director... and citekit's
+# journal-ref, arxiv-comment, links) have no field bibtex or biber accept: the writer leaves
+# them out with an info diagnostic, and an unknown BibTeX field is always read as an extra.
 
 # The written order of fields; anything not listed follows in its own order.
 FIELD_ORDER: tuple[str, ...] = (

@@ -19,7 +19,6 @@ from . import bibtex_map as M
 FORMAT = "bibtex"
 
 _UNSAFE_KEY = re.compile(r"[\s,{}%\"#'()=\\]")
-_FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_:.+-]*\Z")
 _TYPE_NAME = re.compile(r"[a-z][a-z0-9_-]*\Z")
 _BRACE_TOKEN = re.compile(r"\\[{}]|[{}]")
 _PLAIN_BRACE = re.compile(r"(?<!\\)[{}]")
@@ -151,6 +150,18 @@ class _EntryWriter:
                     **self.where()))  # fmt: skip
         self.fields.append(_Field(name, value, bare, canonical))
 
+    def not_written(self, what: str, etype: str) -> None:
+        if self.omitted(what.rsplit(" ", 1)[-1]):
+            return
+        where = f" in a @{etype} entry" if etype else ""
+        self.diagnostics.append(
+            info(
+                "bibtex.field-not-written",
+                f"{what} has no field bibtex or biber accept{where}; not written",
+                **self.where(),
+            )
+        )
+
     def encode(self, name: str, value: Text) -> str:
         body, problems = latex.encode(value, ascii=self.bibtex)
         for problem in problems:
@@ -214,17 +225,10 @@ def _write_fields(w: _EntryWriter, etype: str, protect: bool) -> set[str]:
                 value = latex.protect_case(value, w.options.protect)
             body = w.encode(name, value)
         w.add(name, body, rule.canonical)
-    for canonical, value in entry.fields.items():
+    for canonical in entry.fields:
         if canonical in done or canonical in _SPECIAL_FIELDS:
             continue
-        if canonical in M.GENERIC_TEXT:
-            w.add(canonical, w.encode(canonical, value), canonical)
-            done.add(canonical)
-        else:
-            w.diagnostics.append(info(
-                "bibtex.field-not-written",
-                f"field {canonical} has no place in a @{etype} entry; not written",
-                **w.where()))  # fmt: skip
+        w.not_written(f"field {canonical}", etype)
     return done
 
 
@@ -242,8 +246,9 @@ def _verbatim(value: str, canonical: str) -> str:
 
 def _write_names(w: _EntryWriter) -> None:
     for role, people in w.entry.names.items():
-        name = M.ROLE_FIELDS.get(role, role)
-        if not _FIELD_NAME.match(name):
+        name = M.ROLE_FIELDS.get(role)
+        if name is None:
+            w.not_written(f"name role {role}", "")
             continue
         body, problems = names.format_bibtex_names_checked(
             people, ascii=w.bibtex, extended=not w.bibtex
@@ -268,7 +273,10 @@ def _write_dates(w: _EntryWriter) -> None:
         if role == "issued":
             _write_issued(w, d)
             continue
-        name = M.ROLE_DATE_FIELDS.get(role, role)
+        name = M.ROLE_DATE_FIELDS.get(role)
+        if name is None:
+            w.not_written(f"date {role}", "")
+            continue
         w.add(name, _date_text(w, name, d, dates.format_biblatex_date(d)), role)
 
 
@@ -317,9 +325,68 @@ def _write_eprint(w: _EntryWriter) -> None:
         w.add(class_name, w.encode(class_name, fields["eprintclass"]), "eprintclass")
 
 
-def _write_extras(w: _EntryWriter, keys: frozenset[str]) -> None:
+_LIST_SPLIT = re.compile(r"\s*,\s*")
+
+
+def _links(entry: Entry) -> list[str]:
+    """The keys an entry's crossref and xdata fields name (casefolded), in field order."""
+    found: list[str] = []
+    for extra in entry.extra:
+        name = extra.name.lower()
+        if extra.format == FORMAT and name in ("crossref", "xdata"):
+            found.extend(k.casefold() for k in _LIST_SPLIT.split(extra.value.strip()) if k)
+    return found
+
+
+def cyclic_links(entries: list[Entry]) -> dict[int, set[str]]:
+    """For each entry (by index), the crossref/xdata targets that close a loop.
+
+    biber stops on circular inheritance, so the writer leaves these links out (the entries
+    already hold what they inherited). A depth-first walk in entry order drops each back edge,
+    which breaks every cycle and nothing else; the walk keeps its own stack, so long chains
+    cannot exhaust Python's recursion limit.
+    """
+    index: dict[str, int] = {}
+    for i, e in enumerate(entries):
+        index.setdefault(e.key.casefold(), i)
+        for extra in e.extra:
+            if extra.format == FORMAT and extra.name.lower() == "ids":
+                for alias in _LIST_SPLIT.split(extra.value.strip()):
+                    if alias:
+                        index.setdefault(alias.casefold(), i)
+    links = [_links(e) for e in entries]
+    state = [0] * len(entries)  # 0 new, 1 on the stack, 2 done
+    drop: dict[int, set[str]] = {}
+    for root in range(len(entries)):
+        if state[root] or not links[root]:
+            continue
+        state[root] = 1
+        stack = [(root, iter(links[root]))]
+        while stack:
+            node, targets = stack[-1]
+            for target in targets:
+                j = index.get(target)
+                if j is None:
+                    continue
+                if state[j] == 1:
+                    drop.setdefault(node, set()).add(target)
+                elif state[j] == 0:
+                    state[j] = 1
+                    stack.append((j, iter(links[j])))
+                    break
+            else:
+                state[node] = 2
+                stack.pop()
+    return drop
+
+
+def _write_extras(w: _EntryWriter, keys: frozenset[str], cyclic: set[str]) -> None:
     written = {f.name.lower() for f in w.fields}
     for extra in w.entry.extra:
+        if extra.format == FORMAT and cyclic and extra.name.lower() in ("crossref", "xdata"):
+            extra = _without_cycles(w, extra, cyclic)
+            if not extra.value:
+                continue
         if extra.format == FORMAT:
             if w.bibtex and extra.name.lower() == "crossref" and not _target_present(extra, keys):
                 # classic BibTeX stops on a crossref to a missing entry ("bad cross reference");
@@ -342,12 +409,27 @@ def _write_extras(w: _EntryWriter, keys: frozenset[str]) -> None:
                 **w.where()))  # fmt: skip
 
 
+def _without_cycles(w: _EntryWriter, extra: Extra, cyclic: set[str]) -> Extra:
+    kept = [k for k in _LIST_SPLIT.split(extra.value.strip()) if k and k.casefold() not in cyclic]
+    dropped = [k for k in _LIST_SPLIT.split(extra.value.strip()) if k.casefold() in cyclic]
+    if dropped:
+        w.diagnostics.append(warning(
+            "bibtex.crossref-cycle-dropped",
+            f"{extra.name} {', '.join(dropped)} closes a loop (biber stops on circular "
+            "inheritance); not written", **w.where()))  # fmt: skip
+    return Extra(extra.format, extra.name, ", ".join(kept) if dropped else extra.value)
+
+
 def _target_present(extra: Extra, keys: frozenset[str]) -> bool:
     return extra.value.strip().casefold() in keys
 
 
 def _render_entry(
-    entry: Entry, options: WriteOptions, diagnostics: list[Diagnostic], keys: frozenset[str]
+    entry: Entry,
+    options: WriteOptions,
+    diagnostics: list[Diagnostic],
+    keys: frozenset[str],
+    cyclic: set[str],
 ) -> str:
     w = _EntryWriter(entry, options, diagnostics)
     etype = written_type(entry, options.dialect)
@@ -364,7 +446,7 @@ def _render_entry(
         key=lambda p: (M.FIELD_RANK.get(p[1].name.lower(), len(M.FIELD_RANK)), p[0]),
     )
     count = len(w.fields)
-    _write_extras(w, keys)
+    _write_extras(w, keys, cyclic)
     ordered = [f for _, f in mapped] + w.fields[count:]
     key = safe_key(entry.key)
     if key != entry.key:
@@ -430,12 +512,13 @@ def write(bib: Bibliography, options: WriteOptions) -> tuple[str, list[Diagnosti
     blocks: list[str] = []
     items = bib.document
     keys = frozenset(safe_key(e.key).casefold() for e in bib.entries)
+    cyclic = cyclic_links(bib.entries)
     next_item = 0
     for index, entry in enumerate(bib.entries):
         while next_item < len(items) and items[next_item].position <= index:
             blocks.append(_render_item(items[next_item], options, diagnostics))
             next_item += 1
-        blocks.append(_render_entry(entry, options, diagnostics, keys))
+        blocks.append(_render_entry(entry, options, diagnostics, keys, cyclic.get(index, set())))
     blocks.extend(_render_item(item, options, diagnostics) for item in items[next_item:])
     if options.rejects_as_comments and bib.rejected:
         blocks.append(_rejected_block(bib, options))

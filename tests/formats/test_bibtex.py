@@ -798,3 +798,32 @@ def test_unknown_fields_stay_extras_and_unmapped_canonical_fields_are_reported()
     text, diagnostics = bibtex.write(Bibliography([csl], [], [], []), WriteOptions())
     assert "medium" not in text and "director" not in text and "submitted" not in text
     assert [d.code for d in diagnostics] == ["bibtex.field-not-written"] * 3
+
+
+# ---------------------------------------------------------------------------------------------
+# Property: no value can break the entry it is written in
+# ---------------------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(
+    list("ab @{}\\%#$&_~^\"',=()\n\t") + ["@article{x,", "}}", "\n@misc{y,", "é", "μ"]
+)
+_NASTY = st.lists(_PIECES, max_size=20).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(title=_NASTY, note=_NASTY, url=_NASTY, extra=_NASTY)
+def test_any_value_stays_inside_its_entry(title: str, note: str, url: str, extra: str) -> None:
+    e = entry(
+        key="k",
+        fields={"title": title, "note": note, "URL": url},
+        extra=[Extra("bibtex", "groups", extra)],
+    )
+    for dialect in DIALECTS:
+        out = write(Bibliography([e, entry(key="after")], [], [], []), dialect)
+        again = read(out)
+        assert [x.key for x in again.entries] == ["k", "after"], out
+        assert again.rejected == []
+        assert bibtex.count_records(out) == 2

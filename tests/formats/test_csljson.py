@@ -329,30 +329,16 @@ EXPECTED_PREPRINT = """[
     "citation-key": "smith2021",
     "type": "article",
     "author": [
-      {
-        "family": "Smith",
-        "given": "Ann",
-        "non-dropping-particle": "van"
-      }
+      {"family": "Smith", "given": "Ann", "non-dropping-particle": "van"}
     ],
     "editor": [
-      {
-        "literal": "ACME Lab"
-      }
+      {"literal": "ACME Lab"}
     ],
     "title": "<span class=\\"nocase\\">FNO</span> solvers",
     "publisher": "arXiv",
     "DOI": "10.48550/arXiv.2101.00001",
     "URL": "https://arxiv.org/abs/2101.00001?a=1&b=2",
-    "issued": {
-      "date-parts": [
-        [
-          2021,
-          1,
-          5
-        ]
-      ]
-    },
+    "issued": {"date-parts": [[2021, 1, 5]]},
     "custom": {
       "authors-incomplete": true,
       "editor-incomplete": true,
@@ -363,10 +349,7 @@ EXPECTED_PREPRINT = """[
       "journal-ref": "J. Tests 1 (2022) 1-2",
       "source-type": "bibtex:misc",
       "bibtex:howpublished": "online",
-      "ris:L1": [
-        "a.pdf",
-        "b.pdf"
-      ]
+      "ris:L1": ["a.pdf", "b.pdf"]
     }
   }
 ]

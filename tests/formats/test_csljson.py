@@ -414,6 +414,15 @@ def test_omit_option() -> None:
     assert json.loads(text) == [{"id": "k", "citation-key": "k", "type": "book", "title": "T"}]
 
 
+def test_mapping_doc_lists_every_alias_and_type_fix() -> None:
+    """docs/mapping.md names every non-standard spelling the reader maps (§1.2, §7)."""
+    doc = (ROOT / "docs" / "mapping.md").read_text()
+    for alias in csljson._ALIASES:
+        assert f"`{alias}`" in doc, alias
+    for written in ("motion-picture", "legal-case", "program", "journalArticle", "preprint"):
+        assert f"`{written}`" in doc, written
+
+
 def test_sniff() -> None:
     assert csljson.sniff('[\n  {\n    "id": "a"')
     assert csljson.sniff('\ufeff{"type": "book", "id": "x"}')

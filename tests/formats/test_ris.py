@@ -5,6 +5,7 @@ write -> read property with RIS's documented loss."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -314,6 +315,17 @@ def test_book_editor_and_series_tags_follow_ty() -> None:
     assert entry.fields == {"collection-title": "The Series", "collection-number": "7"}
     text, _ = ris.write(Bibliography(entries=[entry]))
     assert "A2  - Series, Ed\r\nA3  - Book, Ed\r\nT2  - The Series\r\n" in text
+
+
+def test_mapping_doc_lists_every_tag_and_type() -> None:
+    """docs/mapping.md §6 names every tag the table reads or keeps, §1 every TY written."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mapping.md").read_text()
+    section = doc[doc.index("## 6. Every RIS tag") : doc.index("## 7. Every CSL variable")]
+    listed = set(re.findall(r"`([A-Z][A-Z0-9])`", section))
+    tags = {rule.tag for rule in ris.RULES} | set(ris.KNOWN_UNMAPPED) | {"TY", "ER", "ID"}
+    assert tags - listed == set()
+    types = doc[doc.index("### 1.1") : doc.index("### 1.2")]
+    assert {ty for ty in ris.TYPE_TO_TY.values()} - set(re.findall(r"`([A-Z]+)`", types)) == set()
 
 
 def test_sniff() -> None:

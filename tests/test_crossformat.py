@@ -170,11 +170,14 @@ def _rispy_expected(entry: Entry) -> tuple[object, ...]:
 
 
 @pytest.mark.consumer
-@pytest.mark.parametrize("path", BIB_FILES, ids=lambda p: p.name)
-def test_rispy_reads_ris_written_from_bibtex(path: Path) -> None:
+@pytest.mark.parametrize("path", BIB_FILES + CSL_FILES, ids=lambda p: p.name)
+def test_rispy_reads_ris_written_from_bibtex_and_csl(path: Path) -> None:
     import rispy
 
-    bib = _read_bib(path)
+    if path.suffix == ".json":
+        bib = csljson.read(path.read_text(encoding="utf-8"), source=path.name)
+    else:
+        bib = _read_bib(path)
     text, _ = ris.write(bib)
     records = rispy.loads(text)
     assert len(records) == len(bib.entries) == ris.count_records(text)
@@ -220,14 +223,18 @@ def test_ris_to_csl_to_ris_keeps_everything(path: Path) -> None:
 def test_ris_to_bibtex_to_ris_keeps_every_mapped_field(path: Path) -> None:
     """RIS's own extras (AD, L2, U1...) have no BibTeX field; the mapped fields all return."""
     first = ris.read(path.read_text(encoding="utf-8"), source=path.name)
-    last = _through_ris(_through_bibtex(first))
+    text, reported = bibtex.write(first, BIBLATEX)
+    last = _through_ris(bibtex.read(text, source="via.bib"))
     assert len(last.entries) == len(first.entries)
+    # a field BibTeX has no place for is reported by its writer, never dropped silently
+    not_written = {(d.key, d.message.split()[1]) for d in reported
+                   if d.code == "bibtex.field-not-written"}  # fmt: skip
     for a, c in zip(first.entries, last.entries, strict=True):
         assert a.type == c.type
         # BibTeX treats a line break as a space (documented BibTeX loss)
-        assert {k: " ".join(plain(v).split()) for k, v in a.fields.items()} == {
-            k: " ".join(plain(v).split()) for k, v in c.fields.items()
-        }
+        kept = {k: " ".join(plain(v).split()) for k, v in a.fields.items()
+                if (a.key, k) not in not_written}  # fmt: skip
+        assert kept == {k: " ".join(plain(v).split()) for k, v in c.fields.items()}
         assert (a.names, a.dates) == (c.names, c.dates)
 
 

@@ -369,6 +369,13 @@ def _read_untagged(reader: _Reader, number: int, line: str) -> None:
     record.lines.append(line)
     if not line.strip():
         return
+    if line.strip() == "ER":  # "ER" without "  - " (WoS habit): still the end of the record
+        reader.say(
+            warning("ris.malformed-line", "'ER' without '  - ' read as the end of the record",
+                    **reader.where(number))
+        )  # fmt: skip
+        _finish(reader)
+        return
     if not record.fields:
         reader.say(
             warning(

@@ -227,6 +227,12 @@ def test_bent_tag_lines_and_orphan_lines() -> None:
     ]
 
 
+def test_bare_er_ends_the_record() -> None:
+    bib = _read("TY  - JOUR\nTI  - A\nER\nTY  - JOUR\nTI  - B\nER  - \n")
+    assert [e.fields["title"] for e in bib.entries] == ["A", "B"]
+    assert _codes(bib) == [("ris.malformed-line", 3)]
+
+
 def test_continuation_of_plain_tag_joins_with_space_and_empty_values() -> None:
     bib = _read("TY  - JOUR\nTI  - A long\n   title\nIS  -\nVL  - \nER  -\n")
     (entry,) = bib.entries

@@ -40,16 +40,16 @@ logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 
 _NEWLINES = re.compile(r"\r\n?")
 _MASK = "\ue000"  # stands for an `@` the splitter must not take as a block start
-_LINE_START_MASK = re.compile("(?m)^([^\\S\\n]*)" + _MASK)
 # `@article{` directly followed by `field =` (EndNote): no key. A comma is inserted so the
 # splitter reads the entry; the raw text shown to users is taken from the original.
-_KEYLESS = re.compile(r"(?m)^([^\S\n]*@[^\S\n]*(?!comment|string|preamble)\w+[^\S\n]*[{(])"
+_KEYLESS = re.compile(r"[^\S\n]*@[^\S\n]*(?!comment|string|preamble)\w+[^\S\n]*[{(]"
                       r"(?=\s*[^\s,={}()\"#%]+\s*=)", re.IGNORECASE)  # fmt: skip
 # A `% comment` after a one-line field (biber allows it; the splitter would take it into the
 # next field's name): blanked to spaces so offsets stay the same.
 _TRAILING_COMMENT = re.compile(
-    r"(?m)^([^\S\n]*[^\s=,{}\"#%@]+[^\S\n]*=[^\S\n]*"
-    r"(?:\{[^{}\n]*\}|\"[^\"\n]*\"|[\w.:+-]+)[^\S\n]*,?[^\S\n]*)(%[^\n]*)$"
+    r"[^\S\n]*[^\s=,{}\"#%@]+[^\S\n]*=[^\S\n]*"
+    r"(?:\{[^{}\n]*\}|\"[^\"\n]*\"|[\w.:+-]+)[^\S\n]*,?[^\S\n]*(%[^\n]*)$",
+    re.MULTILINE,
 )
 
 
@@ -68,39 +68,77 @@ class _Prepared:
         return self.masked or bool(self.insertions) or bool(self.blanked)
 
 
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
 def _prepare(text: str) -> _Prepared:
+    """Normalise line ends and the BOM, then edit what the splitter would misread, visiting only
+    the `@` and `%` characters (a regex over every line costs seconds on 20k entries):
+    `@` inside a line is masked (text, not a block start: biber's and our counter's reading),
+    a keyless `@type{` gets a comma, and a `% comment` after a field is blanked."""
     if "\r" in text:
         text = _NEWLINES.sub("\n", text)
     if text.startswith("\ufeff"):
         text = " " + text[1:]  # keep offsets; the BOM is not content
     original = text
-    masked = False
-    if "@" in text:
-        masked_text = _LINE_START_MASK.sub(r"\1@", text.replace("@", _MASK))
-        if _MASK in masked_text:
-            text, masked = masked_text, True
+    masks: list[int] = []
+    commas: list[int] = []
+    pos = text.find("@")
+    while pos >= 0:
+        start = _line_start(text, pos)
+        if text[start:pos].strip():
+            masks.append(pos)
+        else:
+            m = _KEYLESS.match(text, start)
+            if m:
+                commas.append(m.end())
+        pos = text.find("@", pos + 1)
+    blanks: list[tuple[int, int]] = []
     blanked: list[tuple[int, str]] = []
-    if "%" in text:
+    pos = text.find("%")
+    line, counted = 1, 0
+    while pos >= 0:
+        start = _line_start(text, pos)
+        next_line = text.find("\n", pos)
+        if text[start:pos].strip():
+            m = _TRAILING_COMMENT.match(text, start)
+            if m:
+                line += text.count("\n", counted, start)
+                counted = start
+                blanks.append((m.start(1), m.end(1)))
+                blanked.append((line, m.group(1)))
+        if next_line < 0:
+            break
+        pos = text.find("%", next_line)
+    if not (masks or commas or blanks):
+        return _Prepared(text, original, [], False, [])
+    return _edit(text, original, masks, blanks, commas, blanked)
 
-        def blank(m: re.Match[str]) -> str:
-            blanked.append((text.count("\n", 0, m.start()) + 1, m.group(2)))
-            return m.group(1) + " " * len(m.group(2))
 
-        text = _TRAILING_COMMENT.sub(blank, text)
+def _edit(
+    text: str,
+    original: str,
+    masks: list[int],
+    blanks: list[tuple[int, int]],
+    commas: list[int],
+    blanked: list[tuple[int, str]],
+) -> _Prepared:
+    edits: list[tuple[int, int, str]] = [(p, p + 1, _MASK) for p in masks]
+    edits += [(s, e, " " * (e - s)) for s, e in blanks]
+    edits += [(p, p, ",") for p in commas]
+    edits.sort()
+    pieces: list[str] = []
     insertions: list[int] = []
-    if _KEYLESS.search(text):
-        pieces: list[str] = []
-        last = 0
-        added = 0
-        for m in _KEYLESS.finditer(text):
-            pieces.append(text[last : m.end()])
-            pieces.append(",")
-            insertions.append(m.end() + added)
-            added += 1
-            last = m.end()
-        pieces.append(text[last:])
-        text = "".join(pieces)
-    return _Prepared(text, original, insertions, masked, blanked)
+    last = 0
+    for start, end, replacement in edits:
+        pieces.append(text[last:start])
+        if start == end:
+            insertions.append(start + len(insertions))
+        pieces.append(replacement)
+        last = end
+    pieces.append(text[last:])
+    return _Prepared("".join(pieces), original, insertions, bool(masks), blanked)
 
 
 def _unmask(value: str) -> str:

@@ -866,6 +866,8 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
             unwritten.append(f"{extra.format}:{extra.name}")
     # Extras sit beside the mapped lines of their tag (a repeated TI after the TI); tags with no
     # place in the order follow alphabetically. Stable, so a second round gives the same text.
+    if omit:  # `--omit` may name RIS tags as well as canonical fields
+        lines = [line for line in lines if line[0] not in omit]
     lines.sort(key=_line_order)
     if unwritten:
         out.append(

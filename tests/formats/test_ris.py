@@ -461,6 +461,15 @@ def test_date_losses_are_reported() -> None:
     assert [(d.severity, d.code) for d in diagnostics] == [("warning", "ris.date-simplified")] * 2
 
 
+def test_omit_takes_canonical_names_and_tags() -> None:
+    from citekit.options import WriteOptions
+
+    text, _ = ris.write(Bibliography(entries=[_article()]),
+                        WriteOptions(omit=frozenset({"abstract", "KW", "author"})))  # fmt: skip
+    assert "AB  - " not in text and "KW  - " not in text and "AU  - " not in text
+    assert "TI  - Deep Nets for FNO Solvers\r\n" in text
+
+
 def test_unwritable_fields_are_reported() -> None:
     entry = Entry(
         type="article-journal",

@@ -392,6 +392,29 @@ class _Reader:
         raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
         self.document.append(Macro(name, value, position, self._origin(block.start_line, raw)))
 
+    def _field_problems(
+        self, entry: RawEntry, name: str, line: int, comment: str, evaluated: _Value
+    ) -> None:
+        where = {"source": self.source, "line": line, "key": entry.key}
+        if comment:
+            entry.diagnostics.append(info(
+                "bibtex.comment-in-entry",
+                f"'{comment}' inside the entry is a comment (biber's reading); not kept",
+                **where))  # fmt: skip
+        for undefined in evaluated.undefined:
+            entry.diagnostics.append(
+                warning(
+                    "bibtex.undefined-macro",
+                    f"field {name}: macro '{undefined}' is not defined; kept as text",
+                    **where,
+                )
+            )
+        if evaluated.malformed:
+            entry.diagnostics.append(warning(
+                "bibtex.malformed-value",
+                f"field {name}: value is not a braced/quoted text, number or macro; "
+                "kept as written", **where))  # fmt: skip
+
     def _entry(self, block: bp.Entry, duplicate_fields: set[str]) -> None:
         key = _unmask(block.key)
         raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
@@ -401,27 +424,14 @@ class _Reader:
             entry.diagnostics.append(warning(
                 "bibtex.missing-key", "entry has no citation key; one will be generated",
                 **where))  # fmt: skip
+        fields = entry.fields
         for f in block.fields:
             name, comment = _clean_field_name(_unmask(f.key))
             line = (f.start_line or 0) + 1
-            fwhere = {"source": self.source, "line": line, "key": key}
-            if comment:
-                entry.diagnostics.append(info(
-                    "bibtex.comment-in-entry",
-                    f"'{comment}' inside the entry is a comment (biber's reading); not kept",
-                    **fwhere))  # fmt: skip
             evaluated = evaluate(_unmask(f.value), self.macros)
-            for undefined in evaluated.undefined:
-                entry.diagnostics.append(warning(
-                    "bibtex.undefined-macro",
-                    f"field {name}: macro '{undefined}' is not defined; kept as text",
-                    **fwhere))  # fmt: skip
-            if evaluated.malformed:
-                entry.diagnostics.append(warning(
-                    "bibtex.malformed-value",
-                    f"field {name}: value is not a braced/quoted text, number or macro; "
-                    "kept as written", **fwhere))  # fmt: skip
-            entry.fields.append(RawField(name, name.lower(), evaluated.body, line))
+            fields.append(RawField(name, name.lower(), evaluated.body, line))
+            if comment or evaluated.undefined or evaluated.malformed:
+                self._field_problems(entry, name, line, comment, evaluated)
         for dup in sorted(duplicate_fields):
             entry.diagnostics.append(warning(
                 "bibtex.duplicate-field",

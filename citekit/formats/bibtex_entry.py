@@ -77,6 +77,7 @@ def _decode(body: str) -> latex.Decoded:
 
 
 _BLANKS = re.compile(r"\s+")
+_GRANULAR_XDATA = re.compile(r"(?:^|\band\s+)xdata\s*=", re.IGNORECASE)
 _DASHES = re.compile(r"[^\S\n]*[-\u2013\u2014\u2212]+[^\S\n]*")
 _ARXIV_VERSION = re.compile(r"^(.+?)v(\d+)$")
 _ARXIV_PREFIX = re.compile(r"^arxiv:\s*", re.IGNORECASE)
@@ -157,7 +158,13 @@ def convert_entry(raw: RawEntry, source: str) -> tuple[Entry, list[Diagnostic]]:
         if kind == "rule":
             candidates.setdefault(target, []).append((priority, i))
         elif kind == "name":
-            if target not in build.names:
+            if _GRANULAR_XDATA.search(f.body):
+                # biber resolves `xdata=key-field-n` itself; we keep the reference as written
+                build.diagnostics.append(info(
+                    "bibtex.granular-xdata",
+                    f"field {f.name}: xdata reference kept as an extra field, not read as names",
+                    **_at((source, f.line, raw.key))))  # fmt: skip
+            elif target not in build.names:
                 build.names[target] = _names(f, (source, f.line, raw.key), build)
                 build.used.add(i)
         elif kind == "issued":

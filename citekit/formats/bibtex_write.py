@@ -67,11 +67,12 @@ def balance(body: str) -> tuple[str, bool]:
     BibTeX counts escaped braces too, bibtexparser (our own reader) does not; the value must
     pair up for both, so it can never close its field early nor swallow the next one. An
     unmatched brace becomes `\\textbraceleft{}`/`\\textbraceright{}` (so does every escaped brace
-    when escaped ones alone do not pair up), and a trailing lone backslash gets a space so it
+    when escaped ones alone do not pair up), and a trailing backslash gets a space so it
     cannot escape the closing brace. No character is lost.
     """
     changed = False
-    if body.endswith("\\") and (len(body) - len(body.rstrip("\\"))) % 2:
+    if body.endswith("\\"):
+        # even `\\` before the closing brace fools bibtexparser's escape test
         body, changed = body + " ", True
     if "{" not in body and "}" not in body:
         return body, changed

@@ -576,7 +576,7 @@ _BIBER_WARNINGS = [
     (re.compile(r"Entry '(.+?)' \(.*?\): Invalid value of field '(.+?)'"), "invalid-value"),
     (re.compile(r"Entry '(.+?)' \(.*?\): Invalid format '.*' of date field '(.+?)'"),
      "invalid-date"),
-    (re.compile(r"I didn't find a database entry for (?:crossref|xdata|related) (?:entry )?'(.+?)' "
+    (re.compile(r"I didn't find a database entry for (?:crossref|xref|xdata|related) (?:entry )?'(.+?)' "
                 r"in entry '(.+?)'"), "missing-entry"),
     (re.compile(r"Entry '(.+?)' \(.*?\): Invalid (ISSN|ISBN|ISMN)"), "invalid-identifier"),
     (re.compile(r"(ISBN|ISSN|ISMN) '.*' in entry '(.+?)' is invalid"), "invalid-identifier"),
@@ -588,6 +588,7 @@ _BIBER_WARNINGS = [
     (re.compile(r"Name \"(.+?)\" has too many commas"), "bad-name"),
     (re.compile(r"legacy (?:year|month) field '.*' in entry '(.+?)' is not an integer"),
      "legacy-date"),
+    (re.compile(r"^BibTeX subsystem: .*?(\d+ characters of junk seen at toplevel)"), "junk-text"),
     (re.compile(r"^BibTeX subsystem: (.*)"), "btparse"),
 ]  # fmt: skip
 
@@ -626,7 +627,7 @@ def _classify_biber_warning(text: str) -> Message:
             return Message(code, text, key=g[0], detail=g[1].lower())
         if code == "alias-is-key":
             return Message(code, text, key=g[0], detail=g[0])
-        if code in ("duplicate-key", "bad-name", "btparse"):
+        if code in ("duplicate-key", "bad-name", "btparse", "junk-text"):
             return Message(code, text, detail=g[0])
         if code == "legacy-date":
             return Message(code, text, key=g[0])

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from citekit.model import Bibliography, Entry
+from citekit.model import Bibliography, Comment, Entry
 
 from .harness import ConsumerResult, Message
 
@@ -56,7 +56,30 @@ FIELD_IN_MODEL: dict[str, Callable[[Entry], bool]] = {
     "url": _fields("URL"),
     "note": _fields("note"),
     "eprint": _fields("arxiv", "eprint"),
+    "eprinttype": _fields("arxiv", "eprinttype"),
+    "eprintclass": _fields("arxiv-class", "eprintclass"),
+    "doi": _fields("DOI"),
+    "issn": _fields("ISSN"),
+    "isbn": _fields("ISBN"),
+    "series": _fields("collection-title"),
+    "edition": _fields("edition"),
+    "address": _fields("publisher-place"),
+    "location": _fields("publisher-place"),
+    "issue": _fields("issue"),
+    "type": _fields("genre"),
+    "abstract": _fields("abstract"),
+    "keywords": _fields("keyword"),
+    "language": _fields("language"),
+    "shortjournal": _fields("container-title-short"),
+    "shorttitle": _fields("title-short"),
+    "pagetotal": _fields("number-of-pages"),
+    "translator": _names("translator"),
+    "bookauthor": _names("container-author"),
 }
+
+# biblatex date fields -> the model's date roles
+DATE_FIELD_ROLE: dict[str, str] = {"date": "issued", "urldate": "accessed",
+                                   "origdate": "original-date", "eventdate": "event-date"}
 
 
 def _split_fields(detail: str) -> list[str]:
@@ -85,7 +108,23 @@ def _carried(detail: str, entry: Entry) -> bool:
     """The field holds data the model has (from the input): writing it is not citekit's choice
     to make up, even where biblatex's data model does not expect it for the type."""
     name = detail.lower()
-    return _is_extra(name, entry) or (name in FIELD_IN_MODEL and FIELD_IN_MODEL[name](entry))
+    if name in ("year", "month") and _literal_issued(entry):
+        return True
+    return _is_extra(name, entry) or _in_bibtex_source(name, entry) or (
+        name in FIELD_IN_MODEL and FIELD_IN_MODEL[name](entry))
+
+
+def _in_bibtex_source(name: str, entry: Entry) -> bool:
+    """The BibTeX record citekit read had a field of this name (its raw text says so)."""
+    origin = entry.origin
+    if origin is None or origin.format != "bibtex" or not origin.raw:
+        return False
+    return re.search(rf"[,{{(]\s*{re.escape(name)}\s*=", origin.raw, re.I) is not None
+
+
+def _literal_issued(entry: Entry) -> bool:
+    date = entry.dates.get("issued")
+    return date is not None and date.year is None and bool(date.literal)
 
 
 def _literal_date(detail: str, entry: Entry) -> bool:
@@ -114,6 +153,7 @@ class Context:
     entries: dict[str, Entry]
     input_keys: frozenset[str]  # keys and original keys, lower-cased
     dialect: str = ""
+    free_text: bool = False  # the bibliography keeps free text between entries
 
     def entry(self, key: str) -> Entry | None:
         return self.entries.get(key) or self.entries.get(key.lower())
@@ -138,22 +178,28 @@ BIBTEX_WARNINGS: dict[str, Rule] = {
     "both-fields": _with_entry(_all_present),  # "can't use both author and editor fields"
     "number-without-series": _with_entry(lambda _d, e: not e.get("collection-title")),
     "number-without-volume": _with_entry(lambda _d, e: not e.get("volume")),
-    "sort-key-missing": _with_entry(lambda _d, e: not (_names("author")(e)
-                                                       or _names("editor")(e))),
+    # "to sort, need author, editor, or key": the persons the style sorts by are all absent
+    "sort-key-missing": _with_entry(
+        lambda d, e: _all_absent(d.replace("organization", "").replace("key", ""), e)),
     "missing-entry": _dangling_in_input,
 }  # fmt: skip
 
 # biber (in a biblatex compile and in --tool --validate-datamodel)
 BIBER_WARNINGS: dict[str, Rule] = {
     "missing-mandatory": _with_entry(_all_absent),
-    "invalid-field": _with_entry(_is_extra),  # a field biblatex does not know: only extras
+    # a field biblatex does not know: only one the input had under that name
+    "invalid-field": _with_entry(lambda d, e: _is_extra(d, e) or _in_bibtex_source(d, e)),
     "field-not-for-type": _with_entry(_carried),
     "invalid-value": _with_entry(_carried),  # e.g. volume = {IV}: the input's value, unchanged
     "invalid-identifier": _with_entry(_carried),  # an ISBN/ISSN the input had, checksum and all
     "invalid-type": lambda m, e, _c: e is not None and e.source_type.lower() == m.detail.lower(),
     "invalid-date": _with_entry(_literal_date),
-    # `year = {1995--1996}` is how the classic dialect writes a range; never in biblatex's
-    "legacy-date": lambda _m, e, c: c.dialect == "bibtex" and e is not None and _unusual_year(e),
+    # `year = {1995--1996}` is how the classic dialect writes a range; in either dialect a date
+    # the model holds only as the input's unparsed text is written back as that text
+    "legacy-date": lambda _m, e, c: e is not None and (
+        _literal_issued(e) or (c.dialect == "bibtex" and _unusual_year(e))),
+    # free text between entries, kept verbatim (classic BibTeX ignores it; biber calls it junk)
+    "junk-text": lambda _m, _e, c: c.free_text,
     "missing-entry": _dangling_in_input,
 }
 
@@ -174,7 +220,9 @@ def context_for(bib: Bibliography, full: Bibliography | None = None, dialect: st
         entries.setdefault(entry.key, entry)
         entries.setdefault(entry.key.lower(), entry)
     keys = {k.lower() for e in (full or bib).entries for k in (e.key, e.original_key) if k}
-    return Context(entries, frozenset(keys), dialect)
+    free_text = any(isinstance(item, Comment) and not item.text.lstrip().startswith("@")
+                    for item in bib.document)  # fmt: skip
+    return Context(entries, frozenset(keys), dialect, free_text)
 
 
 def unexpected(result: ConsumerResult, ctx: Context, rules: dict[str, Rule], *,

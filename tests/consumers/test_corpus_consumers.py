@@ -204,10 +204,12 @@ def _ris_year(value: str | None) -> str | None:
 def _authors(entry: Entry) -> list[list[str]]:
     names = []
     for name in entry.names.get("author", []):
-        if not name.others:
-            parts = name.literal or " ".join([name.dropping_particle, name.particle, name.family,
-                                              name.given, name.suffix])  # fmt: skip
-            names.append(_name_words(parts))
+        if name.others:  # citekit's documented RIS form of "and others": a last `AU  - et al.`
+            names.append(_name_words("et al."))
+            continue
+        parts = name.literal or " ".join([name.dropping_particle, name.particle, name.family,
+                                          name.given, name.suffix])  # fmt: skip
+        names.append(_name_words(parts))
     return names
 
 

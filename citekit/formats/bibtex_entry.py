@@ -109,12 +109,11 @@ def _field_kinds(csl_type: str) -> dict[str, tuple[str, str, int]]:
 
 
 def _problem_diagnostic(problem: str, where: Where, field_name: str) -> Diagnostic:
-    text = f"field {field_name}: {problem}"
-    if "math" in problem.lower():
-        return info("latex.math-outside-math", text, **_at(where))
-    if "unknown" in problem.lower() or "command" in problem.lower():
-        return warning("latex.unknown-command", text, **_at(where))
-    return warning("latex.problem", text, **_at(where))
+    """latex.py names the code and severity (`latex.unknown-command` warning,
+    `latex.math-outside-math` info, ...); we add the field and the place."""
+    code, severity = latex.classify_problem(problem)
+    make = info if severity == "info" else warning
+    return make(code, f"field {field_name}: {problem}", **_at(where))
 
 
 @dataclass(slots=True)

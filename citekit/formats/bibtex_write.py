@@ -166,8 +166,9 @@ class _EntryWriter:
     def encode(self, name: str, value: Text) -> str:
         body, problems = latex.encode(value, ascii=self.bibtex)
         for problem in problems:
-            self.diagnostics.append(warning("latex.encode", f"field {name}: {problem}",
-                                            **self.where()))  # fmt: skip
+            code, severity = latex.classify_problem(problem)
+            make = info if severity == "info" else warning
+            self.diagnostics.append(make(code, f"field {name}: {problem}", **self.where()))
         return body
 
 

@@ -65,7 +65,7 @@ def corpus_files() -> list[CorpusFile]:
     return [found[k] for k in sorted(found)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(path: Path, large_corpus: str = "sample") -> tuple[Bibliography, Bibliography]:
     """(full, written): the file read and keyed as `citekit convert` does by default (read,
     then normalise keys), and the part the consumer tests write: all of it, or for a large
@@ -79,7 +79,7 @@ def load(path: Path, large_corpus: str = "sample") -> tuple[Bibliography, Biblio
     return bib, bib
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def output(path: Path, fmt: str, large_corpus: str = "sample") -> tuple[str, tuple[object, ...]]:
     """What `citekit.write` makes of the corpus file in `fmt`, with the writer's diagnostics."""
     import citekit

@@ -576,8 +576,8 @@ _BIBER_WARNINGS = [
     (re.compile(r"Entry '(.+?)' \(.*?\): Invalid value of field '(.+?)'"), "invalid-value"),
     (re.compile(r"Entry '(.+?)' \(.*?\): Invalid format '.*' of date field '(.+?)'"),
      "invalid-date"),
-    (re.compile(r"I didn't find a database entry for (?:crossref|xref|xdata|related) (?:entry )?'(.+?)' "
-                r"in entry '(.+?)'"), "missing-entry"),
+    (re.compile(r"I didn't find a database entry for (?:crossref|xref|xdata|related) "
+                r"(?:entry )?'(.+?)' in entry '(.+?)'"), "missing-entry"),
     (re.compile(r"Entry '(.+?)' \(.*?\): Invalid (ISSN|ISBN|ISMN)"), "invalid-identifier"),
     (re.compile(r"(ISBN|ISSN|ISMN) '.*' in entry '(.+?)' is invalid"), "invalid-identifier"),
     (re.compile(r"Entry '(.+?)' \(.*?\): Invalid entry type '(.+?)'"), "invalid-type"),

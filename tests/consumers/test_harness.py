@@ -185,7 +185,8 @@ def test_good_biblatex_compiles_cleanly(require):
     assert sorted(result.keys) == ["berg20", "kolmogorov33"]
 
 
-BIBLATEX_ENTRY_OK = "@article{ok, author={Good, Gail}, title={Fine}, journaltitle={J}, date={2001}}\n"
+BIBLATEX_ENTRY_OK = ("@article{ok, author={Good, Gail}, title={Fine}, journaltitle={J}, "
+                     "date={2001}}\n")
 
 BROKEN_BIBLATEX = [
     pytest.param("@article{a, author={A, B}, title={T}, journaltitle={J}, date={20xx}}\n",

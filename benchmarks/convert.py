@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,6 +218,17 @@ class Peers:
     versions: dict[str, str]
 
 
+def child_env(data_dir: Path) -> dict[str, str]:
+    """The environment every tool runs in: ours, but with Python's bytecode cache on (in a
+    folder of the data dir, never in the repository). An installed citekit has .pyc files; with
+    PYTHONDONTWRITEBYTECODE=1 (set on some dev machines) each run would recompile every module
+    and charge ~0.1-0.2 s of compile time to start-up."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(data_dir / "pycache")
+    return env
+
+
 def citekit_command(python: str) -> list[str]:
     """The console script pip installed beside `python` (what users run), else
     `python -m citekit`. Not the first `citekit` on PATH: that can be a pyenv shim, a bash
@@ -265,7 +277,7 @@ def discover(args: argparse.Namespace) -> Peers:
     skipped: list[str] = []
     versions: dict[str, str] = {}
     python = args.python
-    base_env = dict(os.environ)
+    base_env = child_env(args.data_dir)
 
     citekit = citekit_command(python)
     for target in args.formats:
@@ -332,6 +344,21 @@ def discover(args: argparse.Namespace) -> Peers:
         wanted = set(args.tools)
         jobs = [j for j in jobs if j.tool.split()[0] in wanted or j.tool in wanted]
     return Peers(jobs, skipped, versions)
+
+
+def _checkout_state(python: str) -> str:
+    """The commit citekit is imported from, and whether its package has uncommitted changes."""
+    where = subprocess.run([python, "-c", "import citekit, os; print(os.path.dirname("
+                            "os.path.dirname(citekit.__file__)))"], capture_output=True, text=True)
+    root = where.stdout.strip()
+    if not root:
+        return "not importable"
+    head = subprocess.run(["git", "-C", root, "log", "-1", "--format=%h %cI"],
+                          capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "citekit"],
+                           capture_output=True, text=True).stdout.splitlines()
+    state = f"{len(dirty)} uncommitted file(s) in citekit/" if dirty else "clean"
+    return f"{root} at {head or 'unknown commit'}, {state}"
 
 
 def _bibutils_version(bib2xml: str) -> str:
@@ -430,12 +457,13 @@ def _progress(message: str) -> None:
 
 
 def bench_startup(
-    python: str, small: benchdata.Dataset, runs: int, work: Path
-) -> list[tuple[str, float, float]]:
+    python: str, small: benchdata.Dataset, runs: int, work: Path, data_dir: Path
+) -> list[tuple[str, float, float, float]]:
     """Median wall time and peak RSS of tiny commands: what a script calling citekit pays."""
     citekit = citekit_command(python)
     out = work / "startup.out"
     json_out, bib_out = work / "startup.json", work / "startup.bib"
+    env = child_env(data_dir)
     commands: list[tuple[str, list[str], tuple[int, ...], Path | None]] = [
         ("python -c pass", [python, "-c", "pass"], (0,), None),
         ("python -c 'import citekit'", [python, "-c", "import citekit"], (0,), None),
@@ -447,20 +475,21 @@ def bench_startup(
          citekit + ["convert", str(small.path), "--to", "bibtex", "-o", str(bib_out)],
          (0, 1), bib_out),
     ]
-    rows: list[tuple[str, float, float]] = []
+    rows: list[tuple[str, float, float, float]] = []
     samples: dict[str, list[Sample]] = {label: [] for label, *_ in commands}
     for _ in range(runs):
         for label, argv, codes, written in commands:
             if written is not None:
                 written.unlink(missing_ok=True)
-            samples[label].append(run_measured([argv], out, env=dict(os.environ), timeout=120,
+            samples[label].append(run_measured([argv], out, env=env, timeout=120,
                                                ok_codes=codes, require_output=written))
     for label, *_ in commands:
         good = [s for s in samples[label] if s.ok]
         if not good:
-            rows.append((label, float("nan"), float("nan")))
+            rows.append((label, float("nan"), float("nan"), float("nan")))
             continue
         rows.append((label, statistics.median(s.seconds for s in good),
+                     statistics.median(s.cpu for s in good),
                      max(s.peak_kib for s in good) / 1024))
     return rows
 
@@ -543,14 +572,14 @@ def report_targets(all_results: dict[str, list[Result]]) -> None:
         print(f"  {label:34} {value:7.2f}  target <= {limit:g}{unit}  {verdict}")
 
 
-def report_startup(rows: list[tuple[str, float, float]], runs: int) -> None:
-    print(f"\n## Startup: median of {runs} runs\n")
-    base = rows[0][1]
-    table = [["command", "median ms", "over python -c pass", "peak MiB"]]
-    for label, seconds, peak in rows:
-        table.append([label, f"{seconds * 1000:.0f}", f"{(seconds - base) * 1000:+.0f} ms",
-                      f"{peak:.0f}"])
-    print_table(table, right={1, 2, 3})
+def report_startup(rows: list[tuple[str, float, float, float]], runs: int) -> None:
+    print(f"\n## Startup: median of {runs} runs (cpu = user + system)\n")
+    base, base_cpu = rows[0][1], rows[0][2]
+    table = [["command", "wall ms", "over python", "cpu ms", "cpu over python", "peak MiB"]]
+    for label, seconds, cpu, peak in rows:
+        table.append([label, f"{seconds * 1000:.0f}", f"{(seconds - base) * 1000:+.0f}",
+                      f"{cpu * 1000:.0f}", f"{(cpu - base_cpu) * 1000:+.0f}", f"{peak:.0f}"])
+    print_table(table, right={1, 2, 3, 4, 5})
 
 
 # --------------------------------------------------------------------------------------------
@@ -558,19 +587,79 @@ def report_startup(rows: list[tuple[str, float, float]], runs: int) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+# cProfile on CPU time (process_time), not wall time: on a shared machine, wall time charges
+# other people's work to whatever function happened to be running.
+_PROFILE_MAIN = """\
+import cProfile, runpy, sys, time
+stats, sys.argv = sys.argv[1], ["citekit", *sys.argv[2:]]
+profiler = cProfile.Profile(time.process_time)
+try:
+    profiler.runcall(runpy.run_module, "citekit", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+finally:
+    profiler.dump_stats(stats)
+"""
+
+
+def find_py_spy() -> str | None:
+    venv = benchdata.DEFAULT_DATA_DIR / "venv" / "bin" / "py-spy"
+    return str(venv) if venv.exists() else shutil.which("py-spy")
+
+
+def profile_py_spy(python: str, ds: benchdata.Dataset, target: str, work: Path,
+                   top: int) -> None:
+    """Sampling profile (py-spy, 250 Hz): no per-call overhead, so call-heavy code (the json
+    encoder, small helpers) is not inflated the way cProfile inflates it."""
+    spy = find_py_spy()
+    if spy is None:
+        print("py-spy not found (see benchmarks/README.md)")
+        return
+    raw = work / f"{ds.name}.{target}.py-spy.txt"
+    argv = [spy, "record", "--format", "raw", "-r", "250", "-o", str(raw), "--", python, "-m",
+            "citekit", "convert", str(ds.path), "--to", target, "-o",
+            str(work / f"{ds.name}.profile.out"), "-q"]
+    _progress(f"sampling citekit convert {ds.path} --to {target} with py-spy ...")
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+                   env=child_env(work.parent))
+    total, own, inclusive = 0, Counter[str](), Counter[str]()
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = [_short_frame(f) for f in stack.split(";")]
+        own[frames[-1]] += n
+        for frame in set(frames):
+            inclusive[frame] += n
+    print(f"\n## py-spy: citekit convert {ds.name} --to {target}: {total} samples ({raw})")
+    for title, counter in (("inclusive (function and what it calls)", inclusive),
+                           ("self (the function's own code)", own)):
+        print(f"\n### top {top}, {title}\n")
+        for frame, n in counter.most_common(top):
+            print(f"  {100 * n / total:5.1f}%  {frame}")
+
+
+def _short_frame(frame: str) -> str:
+    """`func (/long/path/pkg/mod.py:12)` -> `func (pkg/mod.py)`: one row per function."""
+    frame = re.sub(r":\d+\)$", ")", frame.strip())
+    return re.sub(r"\((?:[^()]*/)?((?:citekit|bibtexparser|json|click)/[^()]*)\)", r"(\1)", frame)
+
+
 def profile(python: str, ds: benchdata.Dataset, target: str, work: Path, top: int) -> None:
     import pstats
 
     stats_path = work / f"{ds.name}.{target}.prof"
-    argv = [python, "-m", "cProfile", "-o", str(stats_path), "-m", "citekit", "convert",
-            str(ds.path), "--to", target, "-o", str(work / f"{ds.name}.profile.out"), "-q"]
-    _progress("profiling: " + " ".join(argv))
-    subprocess.run(argv, stderr=subprocess.DEVNULL, check=False)
-    print(f"\n## cProfile: citekit convert {ds.name} --to {target} (stats in {stats_path})")
+    argv = [python, "-c", _PROFILE_MAIN, str(stats_path), "convert", str(ds.path), "--to",
+            target, "-o", str(work / f"{ds.name}.profile.out"), "-q"]
+    _progress(f"profiling citekit convert {ds.path} --to {target} (CPU time) ...")
+    subprocess.run(argv, stderr=subprocess.DEVNULL, check=False, env=child_env(work.parent))
+    print(f"\n## cProfile (CPU time): citekit convert {ds.name} --to {target}\n"
+          f"stats: {stats_path} (python -m pstats {stats_path})")
     for key in ("cumulative", "tottime"):
         print(f"\n### top {top} by {key}\n", flush=True)
-        pstats.Stats(str(stats_path), stream=sys.stdout).strip_dirs().sort_stats(key) \
-            .print_stats(top)
+        pstats.Stats(str(stats_path), stream=sys.stdout).sort_stats(key).print_stats(top)
 
 
 # --------------------------------------------------------------------------------------------
@@ -608,6 +697,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--profile", choices=FORMATS, metavar="FORMAT",
                    help="instead of timing, cProfile citekit's conversion to FORMAT")
     p.add_argument("--profile-top", type=int, default=25)
+    p.add_argument("--profiler", choices=["cprofile", "py-spy", "both"], default="both",
+                   help="cProfile (CPU time, exact calls, inflates call-heavy code) and/or "
+                        "py-spy (sampling; fair shares)")
     p.add_argument("--json", type=Path, help="also write all samples here as JSON")
     args = p.parse_args(argv)
     if args.quick:
@@ -630,7 +722,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.profile:
         for name in args.sizes:
-            profile(args.python, datasets[name], args.profile, work, args.profile_top)
+            if args.profiler in ("cprofile", "both"):
+                profile(args.python, datasets[name], args.profile, work, args.profile_top)
+            if args.profiler in ("py-spy", "both"):
+                profile_py_spy(args.python, datasets[name], args.profile, work,
+                               args.profile_top)
         return 0
 
     peers = discover(args)
@@ -639,8 +735,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} "
           f"{platform.release()}; load average at start {load[0]:.2f} {load[1]:.2f}")
     print("versions: " + "; ".join(f"{k} {v}" for k, v in peers.versions.items()))
+    print(f"citekit code: {_checkout_state(args.python)}")
     print("each run is a child process: startup and file I/O count. Peak memory is the largest "
-          "of ru_maxrss and the sampled RSS sum of the process tree.")
+          "of ru_maxrss and the sampled RSS sum of the process tree. Python children keep "
+          f"bytecode caches in {args.data_dir / 'pycache'}, as an installed package would.")
     for reason in peers.skipped:
         print(f"skipped: {reason}")
 
@@ -654,7 +752,8 @@ def main(argv: list[str] | None = None) -> int:
             report_dataset(ds, results, runs)
         report_targets(everything)
         if not args.no_startup and (not args.tools or "citekit" in args.tools):
-            rows = bench_startup(args.python, datasets["corpus-100"], args.startup_runs, Path(tmp))
+            rows = bench_startup(args.python, datasets["corpus-100"], args.startup_runs,
+                                 Path(tmp), args.data_dir)
             report_startup(rows, args.startup_runs)
     if args.json:
         args.json.write_text(json.dumps({

@@ -454,6 +454,7 @@ _DOI = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$"
 _ISSN = re.compile(r"^\d{4}-?\d{3}[\dXx]$")
 _ISBN = re.compile(r"^(?:97[89][- ]?)?(?:\d[- ]?){9}[\dXx]$")
 _PAGE_RANGE = re.compile(r"^\s*([^-–—\s]+)\s*[-–—]+\s*([^-–—\s]+)\s*$")
+_KW_SPLIT = re.compile(r"[;\n]")
 _ARXIV_AN = re.compile(r"^arXiv:(\S+?)(?:v(\d+))?(?: \[([^\]]+)\])?$", re.I)
 _EPRINT_AN = re.compile(r"^([a-z][a-z0-9]*):(\S+)(?: \[([^\]]+)\])?$", re.I)
 EPRINT_TYPES = frozenset({"pubmed", "pmcid", "jstor", "hdl", "googlebooks", "mr", "zbl",
@@ -563,8 +564,8 @@ def _take(build: _Build, tagged: _Tagged) -> None:
             )
         else:
             build.pages[tagged.tag] = tagged
-    elif rule.kind == "keyword":
-        build.keywords.append(tagged.value)
+    elif rule.kind == "keyword":  # several keywords on one KW line: split as Zotero does
+        build.keywords.extend(k.strip() for k in _KW_SPLIT.split(tagged.value) if k.strip())
     elif rule.kind == "url":
         build.urls.append(tagged.value)
     elif rule.kind == "note":

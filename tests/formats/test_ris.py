@@ -301,6 +301,13 @@ def test_identifiers() -> None:
     }
 
 
+def test_keywords_on_one_line_are_split() -> None:
+    entry = _only("TY  - JOUR\nKW  - alpha; beta\nKW  - gamma\nER  - \n")
+    assert entry.fields == {"keyword": "alpha, beta, gamma"}
+    text, _ = ris.write(Bibliography(entries=[entry]))
+    assert "KW  - alpha\r\nKW  - beta\r\nKW  - gamma\r\n" in text
+
+
 def test_all_authors_on_one_line_are_split() -> None:
     bib = _read("TY  - JOUR\nAU  - Doe, J.; Roe, R.\nER  - \n")
     assert bib.entries[0].names["author"] == [

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from sys import intern
 
 from bibtexparser import model as bp
 from bibtexparser.splitter import Splitter
@@ -38,6 +40,7 @@ logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 # Preparing the text for the splitter
 # ---------------------------------------------------------------------------------------------
 
+_CHUNK = 1 << 19  # characters of text per splitter run (see _Reader.split)
 _NEWLINES = re.compile(r"\r\n?")
 _MASK = "\ue000"  # stands for an `@` the splitter must not take as a block start
 # `@article{` directly followed by `field =` (EndNote): no key. A comma is inserted so the
@@ -146,27 +149,31 @@ def _unmask(value: str) -> str:
 
 
 class _RawLocator:
-    """Finds a block's original raw text from the splitter's (prepared) raw and start line."""
+    """Where a block really is: its 0-based line and its original raw text.
+
+    bibtexparser's splitter does not count a line break that follows a backslash (its marks
+    skip escaped characters), so its line numbers drift after `...\\TeX\\` at a line end;
+    we look the block's text up from (at or before) the line it gives and count ourselves.
+    """
 
     def __init__(self, prepared: _Prepared) -> None:
         self._p = prepared
-        self._line_starts: list[int] | None = None
+        text = prepared.text
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
-    def original_raw(self, raw: str, line0: int) -> str:
+    def locate(self, raw: str, line0: int) -> tuple[int, str]:
         p = self._p
-        if not p.changed:
-            return raw
-        if not p.insertions and not p.blanked:
-            return _unmask(raw)
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in re.finditer("\n", p.text)]
-        start = p.text.find(raw, self._line_starts[min(line0, len(self._line_starts) - 1)])
+        starts = self._line_starts
+        start = p.text.find(raw, starts[min(max(line0, 0), len(starts) - 1)]) if raw else -1
         if start < 0:
-            return _unmask(raw)
+            return line0, _unmask(raw)
+        line0 = bisect_right(starts, start) - 1
+        if not p.insertions and not p.blanked:
+            return line0, _unmask(raw)
         end = start + len(raw)
-        shift_start = sum(1 for i in p.insertions if i < start)
-        shift_end = sum(1 for i in p.insertions if i < end)
-        return p.original[start - shift_start : end - shift_end]
+        shift_start = bisect_left(p.insertions, start)
+        shift_end = bisect_left(p.insertions, end)
+        return line0, p.original[start - shift_start : end - shift_end]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,23 +316,42 @@ class _Reader:
         self.rejected: list[Rejected] = []
         self.diagnostics: list[Diagnostic] = []
         self.macro_lines: dict[str, int] = {}
+        self.offset = 0  # lines before the chunk being split
+        self.line0, self.raw, self.field_shift = 0, "", 0  # the block being read
 
     # -- splitting -------------------------------------------------------------------------
 
     def split(self) -> None:
-        library = Splitter(bibstr=self.prepared.text).split()
+        # The splitter keeps every block of its input alive at once (about 1 KiB an entry), so
+        # it is fed the text a chunk at a time, cut before a line-start `@`: the splitter
+        # itself ends a block there, so the blocks are the same as in one pass.
+        text = self.prepared.text
+        start, line = 0, 0
+        while start < len(text):
+            cut = text.find("\n@", start + _CHUNK) if len(text) - start > _CHUNK else -1
+            end = len(text) if cut < 0 else cut + 1
+            self.offset = line
+            for block in Splitter(bibstr=text[start:end]).split().blocks:
+                self._block(block)
+            line += text.count("\n", start, end)
+            start = end
         for line, comment in self.prepared.blanked:
             self.diagnostics.append(info(
                 "bibtex.comment-in-entry",
                 f"'{comment.strip()}' after a field is a comment (biber's reading); not kept",
                 source=self.source, line=line))  # fmt: skip
-        for block in library.blocks:
-            self._block(block)
+
+    def _l0(self, block: bp.Block) -> int:
+        """The current block's 0-based line in the whole text (see _RawLocator)."""
+        return self.line0
 
     def _where(self, line0: int | None, key: str = "") -> dict[str, object]:
         return {"source": self.source, "line": (line0 or 0) + 1, "key": key}
 
     def _block(self, block: bp.Block) -> None:
+        told = (block.start_line or 0) + self.offset
+        self.line0, self.raw = self.locator.locate(block.raw or "", told)
+        self.field_shift = self.offset + self.line0 - told  # fields drift as their block did
         duplicate_fields: set[str] = set()
         while isinstance(block, (bp.DuplicateBlockKeyBlock, bp.DuplicateFieldKeyBlock)):
             if isinstance(block, bp.DuplicateFieldKeyBlock):
@@ -339,15 +365,15 @@ class _Reader:
         elif isinstance(block, bp.String):
             self._string(block, position)
         elif isinstance(block, bp.Preamble):
-            raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
+            raw = self.raw
             self.document.append(Preamble(_unmask(block.value.strip()), position,
-                                          self._origin(block.start_line, raw)))  # fmt: skip
+                                          self._origin(self._l0(block), raw)))  # fmt: skip
         elif isinstance(block, bp.ExplicitComment):
-            raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
-            self.document.append(Comment(raw, position, self._origin(block.start_line, raw)))
+            raw = self.raw
+            self.document.append(Comment(raw, position, self._origin(self._l0(block), raw)))
         elif isinstance(block, bp.ImplicitComment):
             text = _unmask(block.comment)
-            self.document.append(Comment(text, position, self._origin(block.start_line, text)))
+            self.document.append(Comment(text, position, self._origin(self._l0(block), text)))
         elif isinstance(block, bp.ParsingFailedBlock):
             self._failed(block)
         else:  # pragma: no cover - the splitter makes no other blocks
@@ -357,12 +383,12 @@ class _Reader:
         return Origin(self.source, (line0 or 0) + 1, FORMAT, raw)
 
     def _failed(self, block: bp.ParsingFailedBlock) -> None:
-        raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
+        raw = self.raw
         reason = str(block.error).strip() or type(block.error).__name__
         abort = getattr(block.error, "abort_reason", "")
         if abort:
             reason = str(abort).strip()
-        line = (block.start_line or 0) + 1
+        line = (self._l0(block)) + 1
         self.rejected.append(Rejected(self.source, line, raw, reason, FORMAT))
         self.diagnostics.append(error("bibtex.syntax", f"record not read: {reason}",
                                       source=self.source, line=line, raw=raw))  # fmt: skip
@@ -370,7 +396,7 @@ class _Reader:
     def _string(self, block: bp.String, position: int) -> None:
         name = _unmask(block.key)
         value = _unmask(block.value)
-        where = self._where(block.start_line)
+        where = self._where(self._l0(block))
         evaluated = evaluate(value, self.macros)
         for undefined in evaluated.undefined:
             self.diagnostics.append(
@@ -387,10 +413,10 @@ class _Reader:
                 f"@string {name} redefined (first at line {self.macro_lines[lname]}); "
                 "later entries use the new value", **where))  # fmt: skip
         else:
-            self.macro_lines[lname] = (block.start_line or 0) + 1
+            self.macro_lines[lname] = (self._l0(block)) + 1
         self.macros[lname] = evaluated.body
-        raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
-        self.document.append(Macro(name, value, position, self._origin(block.start_line, raw)))
+        raw = self.raw
+        self.document.append(Macro(name, value, position, self._origin(self._l0(block), raw)))
 
     def _field_problems(
         self, entry: RawEntry, name: str, line: int, comment: str, evaluated: _Value
@@ -417,9 +443,9 @@ class _Reader:
 
     def _entry(self, block: bp.Entry, duplicate_fields: set[str]) -> None:
         key = _unmask(block.key)
-        raw = self.locator.original_raw(block.raw or "", block.start_line or 0)
-        entry = RawEntry(block.entry_type.lower(), key, [], (block.start_line or 0) + 1, raw)
-        where = self._where(block.start_line, key)
+        raw = self.raw
+        entry = RawEntry(block.entry_type.lower(), key, [], (self._l0(block)) + 1, raw)
+        where = self._where(self._l0(block), key)
         if not key:
             entry.diagnostics.append(warning(
                 "bibtex.missing-key", "entry has no citation key; one will be generated",
@@ -427,9 +453,10 @@ class _Reader:
         fields = entry.fields
         for f in block.fields:
             name, comment = _clean_field_name(_unmask(f.key))
-            line = (f.start_line or 0) + 1
+            line = (f.start_line or 0) + self.field_shift + 1
             evaluated = evaluate(_unmask(f.value), self.macros)
-            fields.append(RawField(name, name.lower(), evaluated.body, line))
+            # field names repeat in every entry: one string object each
+            fields.append(RawField(intern(name), intern(name.lower()), evaluated.body, line))
             if comment or evaluated.undefined or evaluated.malformed:
                 self._field_problems(entry, name, line, comment, evaluated)
         for dup in sorted(duplicate_fields):
@@ -588,9 +615,11 @@ def read(text: str, *, source: str) -> Bibliography:
     _Inheritance(reader.raw_entries, source).run()
     entries: list[Entry] = []
     diagnostics = list(reader.diagnostics)
-    for raw in reader.raw_entries:
+    raws = reader.raw_entries
+    for i, raw in enumerate(raws):
         entry, found = convert_entry(raw, source)
         entries.append(entry)
         diagnostics.extend(found)
+        raws[i] = None  # type: ignore[call-overload]  # each raw entry is freed once converted
     diagnostics.sort(key=lambda d: d.line or 0)
     return Bibliography(entries, reader.document, reader.rejected, diagnostics)

@@ -238,7 +238,13 @@ def test_round_trip_keeps_every_model_field(name: str, dialect: str) -> None:
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_round_trip_large_file(dialect: str) -> None:
     bib = corpus(LARGE.name)
-    assert len(bib.entries) == bibtex.count_records(LARGE.read_text(encoding="utf-8")) == 3644
+    text = LARGE.read_text(encoding="utf-8")
+    assert len(bib.entries) == bibtex.count_records(text) == 3644
+    # the reader splits long files in chunks: lines must still be the file's own
+    lines = text.splitlines()
+    for e in bib.entries:
+        assert e.origin is not None
+        assert lines[e.origin.line - 1].lstrip().lower().startswith("@article{" + e.key.lower())
     assert bib.rejected == []
     failures, _ = round_trip_failures(LARGE.name, bib, dialect)
     assert failures == []

@@ -50,9 +50,11 @@ READ_TYPES: dict[str, str] = {
 }  # fmt: skip
 
 # The types each dialect's writer may emit (source types outside these are re-mapped).
+# Classic BibTeX: the 14 types every standard style defines (plain, plainnat, alpha...); any
+# other type makes bibtex warn "entry type ... isn't style-file defined".
 BIBTEX_TYPES: frozenset[str] = frozenset(
     """article book booklet conference inbook incollection inproceedings manual mastersthesis
-    misc phdthesis proceedings techreport unpublished online electronic www patent""".split()
+    misc phdthesis proceedings techreport unpublished""".split()
 )
 BIBLATEX_TYPES: frozenset[str] = frozenset(
     """article book mvbook inbook bookinbook suppbook booklet collection mvcollection

@@ -22,8 +22,9 @@ _UNSAFE_KEY = re.compile(r"[\s,{}%\"#'()=\\]")
 _TYPE_NAME = re.compile(r"[a-z][a-z0-9_-]*\Z")
 _BRACE_TOKEN = re.compile(r"\\[{}]|[{}]")
 _PLAIN_BRACE = re.compile(r"(?<!\\)[{}]")
-_NEWLINE_AT = re.compile(r"\n(?=[^\S\n]*@)")
+_NEWLINE_AT = re.compile(r"\s*\n\s*(?=@)")  # `@` must never start a line of a value
 _PAGE_DASH = re.compile(r"[^\S\n]*[-\u2013]+[^\S\n]*")
+_EDTF_LIKE = re.compile(r"(?=(?:.*\d){4})[0-9XYu/~?%.:T+\-]+\Z")
 _MASTER = re.compile(r"master|\bm\.?\s?sc?\b|\bm\.?a\.|diplom|magister", re.IGNORECASE)
 
 # biblatex fields that other formats' extras may be written to (a legal, meaningful home)
@@ -44,8 +45,8 @@ def written_type(entry: Entry, dialect: str) -> str:
         known = M.READ_TYPES.get(st)
         if known == entry.type and st in allowed:
             return st
-        if known is None and entry.type == "document" and _TYPE_NAME.match(st):
-            return st  # a type we do not know, kept as the user wrote it
+        if known is None and not bibtex and entry.type == "document" and _TYPE_NAME.match(st):
+            return st  # a type we do not know, kept for biber (classic BibTeX gets @misc)
     if entry.type == "chapter":
         return "incollection" if entry.names.get("editor") else "inbook"
     if entry.type == "thesis":
@@ -256,8 +257,11 @@ def _write_names(w: _EntryWriter) -> None:
             people, ascii=w.bibtex, extended=not w.bibtex
         )
         for problem in problems:
-            w.diagnostics.append(warning("bibtex.name", f"field {name}: {problem}",
-                                         **w.where()))  # fmt: skip
+            code, severity = latex.classify_problem(problem)
+            if code == "latex.problem":
+                code, severity = "bibtex.name", "warning"
+            make = info if severity == "info" else warning
+            w.diagnostics.append(make(code, f"field {name}: {problem}", **w.where()))
         w.add(name, body, role)
 
 
@@ -291,6 +295,11 @@ def _date_text(w: _EntryWriter, name: str, d: Date, text: str) -> str:
 
 
 def _write_issued(w: _EntryWriter, d: Date) -> None:
+    if not w.bibtex and d.literal and _EDTF_LIKE.match(d.literal):
+        # an EDTF form we do not model (a season range, 199X): biber reads it, and in `year`
+        # it would break biblatex's date handling
+        w.add("date", _date_text(w, "date", d, d.literal), "issued")
+        return
     if w.bibtex or d.literal or d.year is None:
         if w.bibtex and _needs_date_field(d):
             w.add("date", dates.format_biblatex_date(d), "issued")

@@ -2,7 +2,15 @@
 field table the reader and the writer share, so the directions cannot drift apart.
 
 Part of the bibtex format; imports only model. Choices where tools disagree (formats.md §7) are
-stated beside the rows.
+stated beside the rows. The ones that are not a row:
+- A field given twice: the first is read (as BibTeX and biber do); the later ones are kept as
+  extras and written back, with a `bibtex.duplicate-field` warning.
+- Two fields for one variable (`journal` and `journaltitle`, `number` and `issue` on an
+  article): the reading priority below decides, the other stays an extra, and the writer never
+  picks a name an extra already holds with a higher priority (so both survive a round trip).
+- `subtitle`, `titleaddon`, `maintitle`, `organization`, `howpublished`, `addendum`: no CSL
+  variable means the same, so they stay extras (written back verbatim) rather than being
+  joined into another field we could not split again.
 """
 
 from __future__ import annotations

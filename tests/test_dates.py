@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from sharedpaths import SHARED
 
 from citekit.dates import (
     MONTH_MACROS,
@@ -32,7 +33,7 @@ from citekit.dates import (
 )
 from citekit.model import Date
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = SHARED / "corpus"
 
 
 # --- months ------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from ..diagnostics import Diagnostic, info, warning
 from ..diagnostics import error as error_diag
 from ..model import (
     CSL_TYPES,
+    OTHERS,
     Bibliography,
     Date,
     Entry,
@@ -456,6 +457,7 @@ _ISBN = re.compile(r"^(?:97[89][- ]?)?(?:\d[- ]?){9}[\dXx]$")
 _PAGE_RANGE = re.compile(r"^\s*([^-–—\s]+)\s*[-–—]+\s*([^-–—\s]+)\s*$")
 _KW_SPLIT = re.compile(r"[;\n]")
 _ARXIV_AN = re.compile(r"^arXiv:(\S+?)(?:v(\d+))?(?: \[([^\]]+)\])?$", re.I)
+_ARXIV_CLASS_AN = re.compile(r"^arXiv \[([^\]]+)\]$", re.I)  # class known, id not (listings)
 _EPRINT_AN = re.compile(r"^([a-z][a-z0-9]*):(\S+)(?: \[([^\]]+)\])?$", re.I)
 EPRINT_TYPES = frozenset({"pubmed", "pmcid", "jstor", "hdl", "googlebooks", "mr", "zbl",
                           "ssrn", "hal", "biorxiv", "medrxiv", "ads", "inspire"})  # fmt: skip
@@ -471,6 +473,7 @@ class _Build:
     date_seen: list[tuple[TagRule, _Tagged]] = field(default_factory=list)
     candidates: dict[str, list[tuple[int, TagRule, _Tagged]]] = field(default_factory=dict)
     notes: list[tuple[int, str]] = field(default_factory=list)  # (line, text): file order
+    incomplete: list[str] = field(default_factory=list)  # roles whose list ends "and others"
     keywords: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
 
@@ -527,7 +530,11 @@ def _build_entry(record: _Record, source: str) -> tuple[Entry, list[Diagnostic]]
     _settle_dates(build)
     _settle_pages(build)
     _settle_lists(build)
-    if ty == "GEN" and "arxiv" in entry.fields:
+    for role in build.incomplete:
+        people = entry.names.setdefault(role, [])
+        if not people or not people[-1].others:
+            people.append(OTHERS)
+    if ty == "GEN" and ("arxiv" in entry.fields or "arxiv-class" in entry.fields):
         entry.type = "article"  # a preprint written by citekit (docs/mapping.md, preprints)
     return entry, build.problems
 
@@ -569,7 +576,10 @@ def _take(build: _Build, tagged: _Tagged) -> None:
     elif rule.kind == "url":
         build.urls.append(tagged.value)
     elif rule.kind == "note":
-        build.notes.append((tagged.line, tagged.value))
+        if (role := incomplete_role(tagged.value)) is not None:
+            build.incomplete.append(role)
+        else:
+            build.notes.append((tagged.line, tagged.value))
     elif rule.kind == "eprint":
         _take_eprint(build, tagged)
     elif rule.kind == "isxn":
@@ -582,7 +592,9 @@ def _value_fits(rule: TagRule, value: str) -> bool:
     if rule.tag == "M3" and rule.target == "DOI":
         return bool(_DOI.match(value.strip()))
     if rule.kind == "eprint":
-        return bool(_ARXIV_AN.match(value)) or _is_other_eprint(value)
+        return bool(_ARXIV_AN.match(value) or _ARXIV_CLASS_AN.match(value)) or _is_other_eprint(
+            value
+        )
     return True
 
 
@@ -612,6 +624,9 @@ def _take_names(build: _Build, rule: TagRule, tagged: _Tagged) -> None:
 
 def _take_eprint(build: _Build, tagged: _Tagged) -> None:
     fields = build.entry.fields
+    if (klass := _ARXIV_CLASS_AN.match(tagged.value)) and "arxiv-class" not in fields:
+        fields["arxiv-class"] = klass.group(1)
+        return
     arxiv = _ARXIV_AN.match(tagged.value)
     if arxiv and "arxiv" not in fields:
         fields["arxiv"] = arxiv.group(1)
@@ -826,15 +841,9 @@ def _write_entry(entry: Entry, options: WriteOptions, out: list[Diagnostic]) -> 
             unwritten.append(role)
             continue
         for person in people:
-            if person.others:  # RIS has no "and others": an "et al." line, read back as such
-                out.append(
-                    info(
-                        "ris.others-as-name",
-                        f"{role} list ends in 'and others', written as '{rule.tag}  - et al.'; "
-                        "importers see a name 'et al.'",
-                        **_where(entry),
-                    )
-                )
+            if person.others:  # RIS has no "and others": an N1 note says so (read back)
+                lines.append(("N1", incomplete_note(role)))
+                continue
             lines.append((rule.tag, names.format_ris_name(person)))
     for role, date in entry.dates.items():
         if role in omit:
@@ -937,6 +946,8 @@ def _special_lines(
         version, klass = get("arxiv-version"), get("arxiv-class")
         value = f"arXiv:{arxiv}" + (f"v{version}" if version else "")
         lines.append(("AN", value + (f" [{klass}]" if klass else "")))
+    elif klass := get("arxiv-class"):  # a listing record: the class is known, the id is not
+        lines.append(("AN", f"arXiv [{klass}]"))
     eprint, eprinttype = get("eprint"), get("eprinttype")
     if eprint and eprinttype.lower() in EPRINT_TYPES:
         klass = get("eprintclass")
@@ -948,6 +959,20 @@ def _special_lines(
     if note := get("note"):
         lines.append(("N1", note))
     return lines
+
+
+# The note that stands for "and others" (RIS has no way to say a name list is incomplete);
+# citekit reads it back as the mark, other readers show it as a note.
+_INCOMPLETE = re.compile(r"^The (\w[\w-]*) list is incomplete \(and others\)\.$")
+
+
+def incomplete_note(role: str) -> str:
+    return f"The {role} list is incomplete (and others)."
+
+
+def incomplete_role(note: str) -> str | None:
+    match = _INCOMPLETE.match(note.strip())
+    return match.group(1) if match else None
 
 
 def _text_out(value: Text) -> str:

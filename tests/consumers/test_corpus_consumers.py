@@ -204,8 +204,7 @@ def _ris_year(value: str | None) -> str | None:
 def _authors(entry: Entry) -> list[list[str]]:
     names = []
     for name in entry.names.get("author", []):
-        if name.others:  # citekit's documented RIS form of "and others": a last `AU  - et al.`
-            names.append(_name_words("et al."))
+        if name.others:  # RIS says "and others" in an N1 note, not as a name
             continue
         parts = name.literal or " ".join([name.dropping_particle, name.particle, name.family,
                                           name.given, name.suffix])  # fmt: skip

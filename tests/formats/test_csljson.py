@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sharedpaths import SHARED
 
 from citekit.formats import csljson, ris
 from citekit.model import (
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"
 CSL_FILES = sorted((CORPUS / "csljson").glob("*.json"))
 RIS_FILES = sorted((CORPUS / "ris").glob("*.ris"))
-SCHEMA_PATH = Path("/work/shared/schema/csl-data.json")
+SCHEMA_PATH = SHARED / "schema" / "csl-data.json"
 APA = ROOT / "tests" / "consumers" / "csl" / "apa.csl"
 
 EXPECTED_COUNTS = {

@@ -447,17 +447,17 @@ def test_write_preprint() -> None:
     )
     text, diagnostics = ris.write(Bibliography(entries=[entry]))
     assert text == (
-        "TY  - GEN\r\nID  - smith2021\r\nTI  - A Preprint\r\nAU  - Smith, Ann\r\nAU  - et al.\r\n"
+        "TY  - GEN\r\nID  - smith2021\r\nTI  - A Preprint\r\nAU  - Smith, Ann\r\n"
         "PY  - 2021\r\n"
         "DA  - 2021/01//\r\nPB  - arXiv\r\nDO  - 10.48550/arXiv.2101.00001\r\n"
         "UR  - https://arxiv.org/abs/2101.00001\r\nAN  - arXiv:2101.00001v2 [cs.LG]\r\n"
-        "ER  - \r\n\r\n"
+        "N1  - The author list is incomplete (and others).\r\nER  - \r\n\r\n"
     )
-    assert [d.code for d in diagnostics] == ["ris.others-as-name"]
+    assert diagnostics == []
     back = _only(text)
     assert back.type == "article"
     assert back.fields == entry.fields
-    assert back.names == entry.names  # "et al." reads back as the "and others" marker
+    assert back.names == entry.names  # the note reads back as the "and others" marker
 
 
 def test_date_losses_are_reported() -> None:

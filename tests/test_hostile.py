@@ -122,14 +122,14 @@ CASES = [
 ]  # fmt: skip
 
 
-def _limits() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+def run_citekit(args: list[str], cwd: Path, guard: float = TIME_GUARD,
+                memory: int = MEMORY_LIMIT):  # fmt: skip
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
-
-def run_citekit(args: list[str], cwd: Path, guard: float = TIME_GUARD):
     return subprocess.run(
         [sys.executable, "-m", "citekit", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=guard, preexec_fn=_limits,
+        cwd=cwd, capture_output=True, text=True, timeout=guard, preexec_fn=limits,
         env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )  # fmt: skip
 
@@ -184,12 +184,12 @@ def test_a_folder_with_unreadable_entries_converts_the_rest(tmp_path: Path) -> N
 
 
 def test_many_tiny_entries_stay_in_bounds(tmp_path: Path) -> None:
-    """200k tiny entries: bounded memory (RLIMIT_AS) and a generous hang guard."""
+    """200k tiny entries within their own bound (issue 7: under 1.5 GiB) and a hang guard."""
     source = tmp_path / "many.bib"
     source.write_text("".join(f"@misc{{k{i}, title = {{T{i}}}, year = 2000}}\n"
                               for i in range(200_000)))  # fmt: skip
     out = tmp_path / "out.json"
     result = run_citekit(["convert", "many.bib", "--to", "csl-json", "-o", str(out), "-q"],
-                         tmp_path, guard=300.0)  # fmt: skip
+                         tmp_path, guard=300.0, memory=1536 * 2**20)  # fmt: skip
     assert result.returncode == 0, result.stderr[-2000:]
     assert "200000 record(s) read, 200000 written, 0 rejected" in result.stderr

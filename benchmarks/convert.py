@@ -695,7 +695,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--citekit-args", nargs=argparse.REMAINDER, default=[],
                    help="extra arguments for every citekit convert (put last)")
     p.add_argument("--profile", choices=FORMATS, metavar="FORMAT",
-                   help="instead of timing, cProfile citekit's conversion to FORMAT")
+                   help="instead of timing, profile citekit's conversion to FORMAT "
+                        "(see --profiler) on --sizes")
     p.add_argument("--profile-top", type=int, default=25)
     p.add_argument("--profiler", choices=["cprofile", "py-spy", "both"], default="both",
                    help="cProfile (CPU time, exact calls, inflates call-heavy code) and/or "

@@ -156,8 +156,20 @@ def follow_renames(entries: list[Entry]) -> list[Entry]:
     result: list[Entry] = []
     for entry in entries:
         extras = [_renamed_reference(extra, new_key) for extra in entry.extra]
+        extras = [e for e in (_without_own_key(x, entry.key) for x in extras) if e is not None]
         result.append(entry if extras == entry.extra else entry.evolve(extra=extras))
     return result
+
+
+def _without_own_key(extra: Extra, key: str) -> Extra | None:
+    """biblatex `ids` aliases minus the entry's own new key (biber rejects such an alias)."""
+    if extra.name.lower() != "ids":
+        return extra
+    aliases = [a.strip() for a in extra.value.split(",") if a.strip()]
+    kept = [a for a in aliases if a.lower() != key.lower()]
+    if kept == aliases:
+        return extra
+    return Extra(extra.format, extra.name, ",".join(kept)) if kept else None
 
 
 def _renamed_reference(extra: Extra, new_key: dict[str, str]) -> Extra:

@@ -125,6 +125,10 @@ class _Build:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
+# Types that an arXiv eprint turns into CSL's `article` (a preprint), as the writer writes one.
+_PREPRINT_CONTAINERS = frozenset({"document", "webpage"})
+
+
 def convert_entry(raw: RawEntry, source: str) -> tuple[Entry, list[Diagnostic]]:
     """One raw entry -> `Entry`: type and field maps, LaTeX decoding, names, dates, extras."""
     csl_type = M.READ_TYPES.get(raw.type)
@@ -186,6 +190,9 @@ def convert_entry(raw: RawEntry, source: str) -> tuple[Entry, list[Diagnostic]]:
         build.fields[canonical] = _text(f, rule.kind, (source, f.line, raw.key), build)
         build.used.add(i)
     _thesis_genre(raw.type, csl_type, build)
+    if csl_type in _PREPRINT_CONTAINERS and ("arxiv" in build.fields
+                                             or "arxiv-class" in build.fields):  # fmt: skip
+        csl_type = "article"  # @misc/@online for an arXiv record: a preprint (docs/mapping.md)
     fields = {k: build.fields[k] for k in _field_order(build.fields)}
     extra = [Extra(FORMAT, f.name, f.body) for i, f in enumerate(raw.fields)
              if i not in build.used]  # fmt: skip
@@ -275,14 +282,15 @@ def _eprint(raw: RawEntry, found: dict[str, int], build: _Build) -> None:
         use.add(found["primaryclass"])
     kind = archive if archive is not None else prefix
     cls = eclass if eclass is not None else pclass
-    if kind is not None and kind.lower() == "arxiv" and ident:
-        ident = _ARXIV_PREFIX.sub("", ident)
-        m = _ARXIV_VERSION.match(ident)
-        if m:
-            build.fields["arxiv"] = m.group(1)
-            build.fields["arxiv-version"] = m.group(2)
-        else:
-            build.fields["arxiv"] = ident
+    if kind is not None and kind.lower() == "arxiv" and (ident or (cls and not ident)):
+        if ident:
+            ident = _ARXIV_PREFIX.sub("", ident)
+            m = _ARXIV_VERSION.match(ident)
+            if m:
+                build.fields["arxiv"] = m.group(1)
+                build.fields["arxiv-version"] = m.group(2)
+            else:
+                build.fields["arxiv"] = ident
         if cls:
             build.fields["arxiv-class"] = latex.decode_plain(cls)
     else:

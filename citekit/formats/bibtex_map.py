@@ -76,7 +76,10 @@ BIBLATEX_TYPES: frozenset[str] = frozenset(
 # CSL type -> written type when no still-valid source type exists: (bibtex, biblatex).
 WRITE_TYPES: dict[str, tuple[str, str]] = {
     "article-journal": ("article", "article"), "article-magazine": ("article", "article"),
-    "article-newspaper": ("article", "article"), "article": ("article", "article"),
+    "article-newspaper": ("article", "article"),
+    # CSL `article` is a preprint or an article with no venue: arXiv's own BibTeX export and
+    # Better BibTeX write @misc; biblatex's type for it is @online (with eprint fields)
+    "article": ("misc", "online"),
     "periodical": ("misc", "periodical"),
     "paper-conference": ("inproceedings", "inproceedings"),
     "book": ("book", "book"), "classic": ("book", "book"), "collection": ("book", "book"),
@@ -198,6 +201,9 @@ FIELD_RULES: tuple[FieldRule, ...] = (
     _rule("PMCID", "pmcid"),
     _rule("DOI", "doi", kind="verbatim"),
     _rule("URL", "url", kind="verbatim"),
+    # further http(s) URLs (code, data) found in arXiv listing abstracts; `url` stays the
+    # record's own page. Not printed by the standard styles, kept by bibtex and biber.
+    _rule("links", "links", kind="verbatim"),
     _rule("keyword", "keywords"),
     _rule("abstract", "abstract"),
     _rule("note", "note"),
@@ -224,7 +230,7 @@ EPRINT_FIELDS: frozenset[str] = frozenset({"eprint", "eprinttype", "archiveprefi
 
 # Fields whose body is never LaTeX-decoded (biblatex verbatim fields and file links).
 VERBATIM_FIELDS: frozenset[str] = frozenset(
-    {"doi", "url", "eprint", "file", "pdf", "verba", "verbb", "verbc", "urlraw"}
+    {"doi", "url", "links", "eprint", "file", "pdf", "verba", "verbb", "verbc", "urlraw"}
 )
 
 # Fields that link entries; never inherited (biber's default inheritance exclusions).

@@ -328,6 +328,10 @@ def _write_eprint(w: _EntryWriter) -> None:
         if "arxiv-class" in fields:
             w.add(class_name, w.encode(class_name, fields["arxiv-class"]), "arxiv-class")
         return
+    if "arxiv-class" in fields:  # a listing record: the class is known, the id not yet
+        w.add(prefix_name, "arXiv" if w.bibtex else "arxiv", "arxiv")
+        w.add(class_name, w.encode(class_name, fields["arxiv-class"]), "arxiv-class")
+        return
     if "eprint" in fields:
         w.add("eprint", plain(fields["eprint"]), "eprint")
     if "eprinttype" in fields:

@@ -59,7 +59,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _STATE is None or exitstatus != 0:
         return
     config = session.config
-    if config.getoption("keyword") or config.getoption("markexpr") or config.getoption("lf"):
+    if config.getoption("keyword") or config.getoption("markexpr") or config.getoption("lf", default=False):
         return
     here = Path(__file__).parent
     ran = {

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import traceback
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -258,18 +258,24 @@ _BIBTEX_DOC = r"""\documentclass{article}
 """
 
 
-def compile_bibtex(bib_text: str, style: str = "plain", *,
+def compile_bibtex(bib_text: str, style: str = "plain", *, placeholders: Iterable[str] = (),
                    timeout: float = LATEX_TIMEOUT) -> ConsumerResult:  # fmt: skip
     """Typeset every entry of `bib_text` with classic BibTeX and `style` (plain, plainnat...).
 
     Errors: bibtex's error messages (.blg), every LaTeX error of the final pdflatex run (which
     reads the .bbl) and any timeout. Warnings: bibtex's `Warning--` lines, classified.
     `keys` are the \\bibitem keys of the .bbl; `rendered` its items.
+
+    `placeholders`: characters pdflatex has no glyph for that the document declares as a
+    placeholder box, for characters citekit kept as UTF-8 and warned about; otherwise a title
+    in Cyrillic stops pdflatex at its 100-error limit before the rest is checked.
     """
     if missing := _need_programs("pdflatex", "bibtex"):
         raise ConsumerMissing(missing)
     tool = f"bibtex/{style}"
     natbib = r"\usepackage{natbib}" if style in NATBIB_STYLES else ""
+    natbib += "".join(f"\n\\DeclareUnicodeCharacter{{{ord(c):04X}}}{{\\fbox{{?}}}}"
+                      for c in sorted(set(placeholders)) if ord(c) > 127)
     with _workdir() as tmp:
         (tmp / "refs.bib").write_text(bib_text, encoding="utf-8")
         (tmp / "main.tex").write_text(_BIBTEX_DOC % {"natbib": natbib, "style": style},

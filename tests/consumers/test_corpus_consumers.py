@@ -70,10 +70,11 @@ def test_bibtex_output_compiles_with_bibtex(cf: CorpusFile, style: str, require,
     require("bibtex")
     full, written = _written(cf, large_corpus)
     text, diagnostics = output(cf.path, "bibtex", large_corpus)
-    result = compile_bibtex(text, style, timeout=_timeout(text))
+    warnings = [*full.diagnostics, *diagnostics]
+    result = compile_bibtex(text, style, timeout=_timeout(text),
+                            placeholders=policy.chars_citekit_warned_about(warnings, text))
     problems = policy.unexpected(result, policy.context_for(written, full, "bibtex"),
-                                 policy.BIBTEX_WARNINGS,
-                                 citekit_warnings=[*full.diagnostics, *diagnostics])  # fmt: skip
+                                 policy.BIBTEX_WARNINGS, citekit_warnings=warnings)
     assert not problems, _judge(result, problems)
     assert sorted(result.keys) == sorted(e.key for e in written.entries), result.report()
 

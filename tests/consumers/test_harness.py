@@ -129,6 +129,13 @@ def test_broken_bibtex_is_caught(snippet, code, key, detail, require):
     assert "ok" in result.keys  # the good entry is still typeset
 
 
+def test_placeholders_stand_in_only_for_the_characters_named(require):
+    require("bibtex")
+    text = BIBTEX_ENTRY_OK + "@article{i, author={A, B}, title={Ж 王}, journal={J}, year=2000}\n"
+    result = compile_bibtex(text, "plain", placeholders={"Ж"})
+    assert [(m.code, m.detail) for m in result.errors] == [("unicode-char", "王")], result.report()
+
+
 def test_blg_error_count_is_never_underreported():
     blg = "Database file #1: refs.bib\nSomething new went wrong\n(There were 2 error messages)\n"
     errors, warnings = parse_blg(blg)

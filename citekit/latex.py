@@ -468,6 +468,18 @@ class _Parser:
     def unknown(self, name: str, start: int, word: bool) -> list[Node]:
         """Unknown command: kept verbatim with the arguments that follow it directly."""
         s = self.s
+        if name in _DIMENSION_PRIMITIVES:  # `\kern-.1em`: the dimension is its argument
+            match = _DIMENSION.match(s, self.i)
+            if match:
+                self.i = match.end()
+                box = _BOX.match(s, self.i)  # `\raise.25ex\hbox{...}` moves a box: keep it
+                if box and name in ("raise", "lower", "moveleft", "moveright"):
+                    end = _matching_brace(s, box.end() - 1)
+                    if end > 0:
+                        self.i = end + 1
+                        self.problem(f"unknown command \\{name} kept verbatim")
+                        return [Raw(s[start : self.i])] if _safe_raw(s[start : self.i]) else \
+                            [s[start : self.i]]
         while self.i < len(s) and s[self.i] in "{[":
             end = _matching_brace(s, self.i) if s[self.i] == "{" else s.find("]", self.i)
             if end < 0:
@@ -482,6 +494,18 @@ class _Parser:
             raw = Raw(s[start : self.i])
         self.problem(f"unknown command \\{name} kept verbatim")
         return [raw]
+
+
+# TeX primitives whose argument is a dimension, not a brace group (TUGboat's logos use them:
+# `Euler-\kern-1pt`). Splitting the dimension off would leave `\kern` with no number.
+_DIMENSION_PRIMITIVES = frozenset({"kern", "hskip", "vskip", "raise", "lower", "mkern", "mskip",
+                                   "hspace", "vspace", "moveleft", "moveright"})  # fmt: skip
+_DIMENSION = re.compile(
+    r"\s*[-+]?\s*(?:\d+(?:[.,]\d*)?|[.,]\d+)\s*(?:pt|em|ex|mm|cm|in|bp|pc|dd|cc|sp|mu|px)"
+)
+
+
+_BOX = re.compile(r"\s*\\[hv]box\s*\{")
 
 
 def _after_spaces(s: str, i: int) -> int:

@@ -715,3 +715,18 @@ def test_braces_nested_past_the_limit_are_kept_as_written_without_recursion() ->
     # a write drops braces that protect nothing (nested inside protection); the text survives
     again, _ = encode(decode(encoded).text, ascii=True)
     assert again.replace("{", "").replace("}", "") == "x"
+
+
+@pytest.mark.parametrize(
+    ("source", "written"),
+    [
+        (r"Euler-\kern-1pt Fonts", r"Euler-\kern-1pt Fonts"),
+        (r"A\kern-.1emVDU", r"A\kern-.1em\relax{}VDU"),
+        (r"\raise.25ex\hbox{x} y", r"\raise.25ex\hbox{x} y"),
+    ],
+)
+def test_dimension_primitives_keep_their_dimension(source: str, written: str) -> None:
+    """TUGboat's logos: `\\kern-1pt` split from its dimension made pdflatex fail."""
+    decoded = decode(source)
+    assert encode(decoded.text, ascii=True)[0] == written
+    assert decode(written).text == decoded.text

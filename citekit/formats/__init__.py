@@ -70,13 +70,16 @@ def detect_format(path: str, text: str) -> Format:
     Content wins because files are often misnamed (a Web of Science export saved as .ris is
     caught by the RIS reader itself). Raises `UnknownFormat` when nothing matches.
     """
-    for name in _SNIFF_ORDER:
+    lower = path.lower()
+    by_suffix = [n for n in _SNIFF_ORDER if lower.endswith(FORMATS[n].suffixes)]
+    # the format the file name suggests is asked first, so a .bib never imports the RIS or
+    # CSL readers just to be told "no"; content still decides
+    for name in by_suffix + [n for n in _SNIFF_ORDER if n not in by_suffix]:
         fmt = FORMATS[name]
         module = fmt.load()
         sniff = getattr(module, "sniff", None)
         if sniff is not None and sniff(text):
             return fmt
-    lower = path.lower()
     for name in READ_FORMATS:
         if any(lower.endswith(s) for s in FORMATS[name].suffixes):
             return FORMATS[name]

@@ -21,7 +21,9 @@ SUFFIXES: tuple[str, ...] = (".bib", ".bibtex")
 # An entry starts with `@type{` or `@type(` at a line start (after blanks). `%@book{` lines are
 # commented out (biber's reading; classic BibTeX would see an entry there) and `@` inside a
 # line is text, so neither counts: the reader treats them the same way.
-_ENTRY_START = re.compile(r"(?:^|(?<=[\n\r]))[^\S\n\r]*@(\w*)[^\S\n\r]*[{(]")
+# `re.M` lets the scan jump from line start to line start (a look-behind made it test every
+# character: 0.4 s instead of 0.085 s on 20k entries). Lone CRs count as line ends too.
+_ENTRY_START = re.compile(r"^[^\S\n\r]*@(\w*)[^\S\n\r]*[{(]", re.M)
 _NOT_ENTRIES = frozenset({"comment", "string", "preamble"})
 
 
@@ -29,6 +31,8 @@ def count_records(text: str) -> int:
     """How many entries `text` holds, by a regex scan that shares nothing with the reader."""
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return sum(1 for m in _ENTRY_START.finditer(text) if m.group(1).lower() not in _NOT_ENTRIES)
 
 

@@ -78,6 +78,8 @@ FIELD_IN_MODEL: dict[str, Callable[[Entry], bool]] = {
     "volumes": _fields("number-of-volumes"),
 }
 
+_DATE_PART = re.compile(r"(event|orig|url|)(?:end)?(?:year|month|day|season|hour|minute|second)")
+
 # biblatex date fields -> the model's date roles
 DATE_FIELD_ROLE: dict[str, str] = {"date": "issued", "urldate": "accessed",
                                    "origdate": "original-date", "eventdate": "event-date"}
@@ -111,6 +113,9 @@ def _carried(detail: str, entry: Entry) -> bool:
     name = detail.lower()
     if name in ("year", "month") and _literal_issued(entry):
         return True
+    if (part := _DATE_PART.fullmatch(name)) and part.group(1):  # eventdate -> eventday, ...
+        role = DATE_FIELD_ROLE.get(f"{part.group(1)}date", "")
+        return role in entry.dates
     return _is_extra(name, entry) or _in_bibtex_source(name, entry) or (
         name in FIELD_IN_MODEL and FIELD_IN_MODEL[name](entry))
 

@@ -425,6 +425,10 @@ def _where(entry: Entry) -> dict[str, object]:
     return {"source": entry.origin.source, "line": entry.origin.line}
 
 
+# Entry types whose keys are references, not citations: kept as they are.
+NEVER_RENAMED_TYPES: frozenset[str] = frozenset({"xdata"})
+
+
 def assign_keys(
     entries: list[Entry], *, keep_keys: bool = False, pattern: str = DEFAULT_PATTERN
 ) -> KeyAssignment:
@@ -441,10 +445,12 @@ def assign_keys(
     keys: list[str | None] = [None] * len(entries)
     diagnostics: list[Diagnostic] = []
 
-    # 1. Kept keys first, in input order: the first holder keeps the bare key.
+    # 1. Kept keys first, in input order: the first holder keeps the bare key. biblatex @xdata
+    # containers are never cited; other entries name them inside field values
+    # (`author = {xdata=gxd2-author-1}`), so their keys are always kept.
     duplicates: list[int] = []
-    if keep_keys:
-        for index, entry in enumerate(entries):
+    for index, entry in enumerate(entries):
+        if keep_keys or entry.source_type.lower() in NEVER_RENAMED_TYPES:
             if entry.key and is_usable_key(entry.key):
                 if registry.claim(entry.key, index):
                     keys[index] = entry.key

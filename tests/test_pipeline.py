@@ -46,3 +46,14 @@ def test_normalize_keys_lists_every_entry_with_where(tmp_path: Path) -> None:
     bib, _ = read_sources([str(tmp_path / "a.bib")])
     renames = normalize_keys(bib, KeyOptions())
     assert renames == [("Old", "anon1999new", f"{tmp_path / 'a.bib'}:1")]
+
+
+def test_xdata_containers_keep_their_keys(tmp_path: Path) -> None:
+    """Granular references (`xdata=gxd2-author-1`) name @xdata keys inside values."""
+    (tmp_path / "x.bib").write_text(
+        "@xdata{gxd2, author = {Ann Roe}}\n"
+        "@book{b, author = {xdata=gxd2-author-1}, title = {T}, year = 2000}\n"
+    )
+    bib, _ = read_sources([str(tmp_path / "x.bib")])
+    normalize_keys(bib, KeyOptions())
+    assert [e.key for e in bib.entries] == ["gxd2", "anon2000"]

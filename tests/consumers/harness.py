@@ -332,6 +332,9 @@ _BLG_WARNINGS = [
     (re.compile(r"^Warning--I'm ignoring (\S+)'s extra \"(.+)\" field$"), "duplicate-field"),
     (re.compile(r"^Warning--page numbers missing in both pages and chapter fields in (\S+)$"),
      "empty-field"),
+    (re.compile(r"^Warning--you've nested cross references--entry \"(.+)\"$"), "nested-crossref"),
+    (re.compile(r"^Warning--empty (.+) in (\S+)'s crossref of (\S+)$"), "empty-field"),
+    (re.compile(r"^Warning--need (.+) for (\S+) to crossref (\S+)$"), "empty-field"),
 ]  # fmt: skip
 
 
@@ -380,6 +383,10 @@ def _classify_blg_warning(line: str, text: str) -> Message:
         groups = m.groups()
         if code in ("missing-entry", "undefined-macro"):
             return Message(code, text, detail=groups[0])
+        if code == "nested-crossref":  # bibtex names the parent whose own crossref is nested
+            return Message(code, text, detail=groups[0])
+        if len(groups) == 3:  # "empty volume in child's crossref of parent"
+            return Message(code, text, key=groups[1], detail=groups[0])
         if code == "unknown-type":  # bibtex names the entry's key, not its type
             return Message(code, text, key=groups[0])
         if code == "duplicate-field":
@@ -594,6 +601,10 @@ _BIBER_WARNINGS = [
     (re.compile(r"Name \"(.+?)\" has too many commas"), "bad-name"),
     (re.compile(r"legacy (?:year|month) field '.*' in entry '(.+?)' is not an integer"),
      "legacy-date"),
+    (re.compile(r"Entry '(.+?)' has XDATA reference from field '(.+?)' that contains no source "
+                r"field"), "xdata-no-source"),
+    (re.compile(r"Field '(.+?)' is no longer needed in set (?:member )?entries in Biber - "
+                r"ignoring in entry '(.+?)'"), "set-field"),
     (re.compile(r"^BibTeX subsystem: .*?(\d+ characters of junk seen at toplevel)"), "junk-text"),
     (re.compile(r"^BibTeX subsystem: (.*)"), "btparse"),
 ]  # fmt: skip
@@ -637,6 +648,8 @@ def _classify_biber_warning(text: str) -> Message:
             return Message(code, text, detail=g[0])
         if code == "legacy-date":
             return Message(code, text, key=g[0])
+        if code == "set-field":
+            return Message(code, text, key=g[1], detail=g[0])
         return Message(code, text, key=g[0], detail=g[1])
     return Message("other", text)
 

@@ -76,6 +76,8 @@ FIELD_IN_MODEL: dict[str, Callable[[Entry], bool]] = {
     "translator": _names("translator"),
     "bookauthor": _names("container-author"),
     "volumes": _fields("number-of-volumes"),
+    "pmid": _fields("PMID"),
+    "pmcid": _fields("PMCID"),
 }
 
 _DATE_PART = re.compile(r"(event|orig|url|)(?:end)?(?:year|month|day|season|hour|minute|second)")
@@ -179,10 +181,32 @@ def _dangling_in_input(m: Message, _e: Entry | None, ctx: Context) -> bool:
     return m.detail.lower() not in ctx.input_keys
 
 
+def _both_carried(detail: str, entry: Entry) -> bool:
+    # "can't use both author and editor": each field holds the input's data (in the model, or
+    # kept as written, such as a granular `xdata=` reference)
+    names = _split_fields(detail)
+    return bool(names) and all(_carried(n, entry) for n in names)
+
+
+def _nested_in_input(m: Message, _e: Entry | None, ctx: Context) -> bool:
+    # the parent bibtex names had a crossref of its own in the input: the nesting is the input's
+    parent = ctx.entry(m.detail)
+    return parent is not None and any(x.name.lower() == "crossref" for x in parent.extra)
+
+
+def _xdata_reference_as_written(detail: str, entry: Entry) -> bool:
+    # a granular `xdata=key-field` reference biber cannot resolve, written back as the input had
+    # it (kept as an extra field, or read as the text of a canonical field)
+    values = [x.value for x in entry.extra if x.name.lower() == detail.lower()]
+    values += [entry.get(name) for name in entry.fields]
+    return any(v.strip().lower().startswith("xdata=") for v in values)
+
+
 # bibtex (plain, plainnat): the style's checks for required fields, and nothing else.
 BIBTEX_WARNINGS: dict[str, Rule] = {
     "empty-field": _with_entry(_all_absent),
-    "both-fields": _with_entry(_all_present),  # "can't use both author and editor fields"
+    "both-fields": _with_entry(_both_carried),  # "can't use both author and editor fields"
+    "nested-crossref": _nested_in_input,
     "number-without-series": _with_entry(lambda _d, e: not e.get("collection-title")),
     "number-without-volume": _with_entry(lambda _d, e: not e.get("volume")),
     # "to sort, need author, editor, or key": the persons the style sorts by are all absent
@@ -195,7 +219,13 @@ BIBTEX_WARNINGS: dict[str, Rule] = {
 BIBER_WARNINGS: dict[str, Rule] = {
     "missing-mandatory": _with_entry(_all_absent),
     # a field biblatex does not know: only one the input had under that name
-    "invalid-field": _with_entry(lambda d, e: _is_extra(d, e) or _in_bibtex_source(d, e)),
+    # (or a canonical field with no biblatex home that the input had, such as CSL's PMID)
+    "invalid-field": _with_entry(lambda d, e: _is_extra(d, e) or _in_bibtex_source(d, e)
+                                 or (d.lower() in ("pmid", "pmcid") and _carried(d, e))),
+    "xdata-no-source": _with_entry(_xdata_reference_as_written),
+    # biber ignores crossref in @set entries and entryset in their members; the input had the
+    # field, written back as read
+    "set-field": _with_entry(lambda d, e: any(x.name.lower() == d.lower() for x in e.extra)),
     "field-not-for-type": _with_entry(_carried),
     "invalid-value": _with_entry(_carried),  # e.g. volume = {IV}: the input's value, unchanged
     "invalid-identifier": _with_entry(_carried),  # an ISBN/ISSN the input had, checksum and all

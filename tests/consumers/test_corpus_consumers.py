@@ -40,6 +40,23 @@ pytestmark = pytest.mark.consumer
 FILES = corpus_files()
 IDS = [f.id for f in FILES]
 
+# Inputs whose own content stops biber or biblatex: citekit writes what the input says, and the
+# original file fails the same way. Strict: if citekit's output ever passes, the entry goes.
+INPUT_DEFECTS: dict[tuple[str, str], str] = {
+    ("biblatex", "bibtex/bbt-plus-in-fieldname-2660.bib"):
+        "its ENTRYSUBTYPE {Album recorded by Academy of St~Martin in the Fields} goes into a "
+        "\\csname in biblatex: 'Missing \\endcsname' on the original file too",
+    ("biblatex", "bibtex/biber-xdata.bib"):
+        "circular granular XDATA (lxd1:loop <-> lxd2:loop): biber stops with 'Circular XDATA "
+        "inheritance' on the original file too",
+}  # fmt: skip
+
+
+def _expect_input_defect(request: pytest.FixtureRequest, consumer: str, cf: CorpusFile) -> None:
+    reason = INPUT_DEFECTS.get((consumer, cf.id))
+    if reason:
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+
 
 def _written(cf: CorpusFile, large_corpus: str) -> tuple[Bibliography, Bibliography]:
     full, written = load(cf.path, large_corpus)
@@ -80,8 +97,9 @@ def test_bibtex_output_compiles_with_bibtex(cf: CorpusFile, style: str, require,
 
 
 @pytest.mark.parametrize("cf", FILES, ids=IDS)
-def test_biblatex_output_compiles_with_biber(cf: CorpusFile, require, large_corpus):
+def test_biblatex_output_compiles_with_biber(cf: CorpusFile, require, large_corpus, request):
     require("biblatex")
+    _expect_input_defect(request, "biblatex", cf)
     full, written = _written(cf, large_corpus)
     text, diagnostics = output(cf.path, "biblatex", large_corpus)
     result = compile_biblatex(text, "lualatex", timeout=_timeout(text))

@@ -7,7 +7,6 @@ Must not import formats, cli.
 
 from __future__ import annotations
 
-import html
 import re
 
 from .mathmap import math_pieces
@@ -21,12 +20,9 @@ _CSL_CLOSE: dict[str, str] = {
     "i": "</i>", "b": "</b>", "sup": "</sup>", "sub": "</sub>", "sc": "</span>",
     "nocase": "</span>",
 }  # fmt: skip
-_ESCAPE = re.compile(r"[&<>]")
-_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-
-
-def _escape(text: str) -> str:
-    return _ESCAPE.sub(lambda m: _ESCAPES[m.group()], text)
+# CSL-JSON rich text has no escapes: citeproc-js (Zotero, Mendeley) and citeproc-py print
+# `&amp;` as those five characters, so text goes out as it is. The price, stated as CSL's loss
+# in docs/mapping.md: text that spells one of the subset's own tags reads back as markup.
 
 
 # ---------------------------------------------------------------------------------------------
@@ -37,10 +33,10 @@ def _escape(text: str) -> str:
 def _math_csl(math: Math) -> str:
     pieces = math_pieces(math.tex)
     if pieces is None:
-        return _escape(f"${math.tex}$")
+        return f"${math.tex}$"
     out = []
     for kind, text in pieces:
-        out.append(_escape(text) if kind == "text" else f"<{kind}>{_escape(text)}</{kind}>")
+        out.append(text if kind == "text" else f"<{kind}>{text}</{kind}>")
     return "".join(out)
 
 
@@ -59,19 +55,19 @@ def _math_unicode(math: Math) -> str:
 def to_csl(text: Text) -> str:
     """Render as CSL-JSON rich text: <i>, <b>, <sup>, <sub>, <span class="nocase">, small caps."""
     if isinstance(text, str):
-        return _escape(text) if _ESCAPE.search(text) else text
+        return text
     return "".join(_csl_node(node) for node in text.nodes)
 
 
 def _csl_node(node: Node) -> str:
     if isinstance(node, str):
-        return _escape(node)
+        return node
     if isinstance(node, Span):
         inner = "".join(_csl_node(child) for child in node.children)
         return _CSL_OPEN[node.kind] + inner + _CSL_CLOSE[node.kind]
     if isinstance(node, Math):
         return _math_csl(node)
-    return _escape(node.tex)
+    return node.tex
 
 
 def to_unicode(text: Text) -> str:
@@ -127,14 +123,14 @@ def _span_kind(tag: str, attributes: str) -> str | None:
 
 def from_csl(value: str) -> tuple[Text, tuple[str, ...]]:
     """Parse CSL-JSON rich text into citekit rich text; problems for markup we cannot map."""
-    if "<" not in value and "&" not in value:
+    if "<" not in value:  # entities are text too: CSL processors print them as written
         return value, ()
     problems: list[str] = []
     root = _Element("", None, "")
     stack = [root]
     last = 0
     for match in _TAG.finditer(value):
-        stack[-1].children.append(html.unescape(value[last : match.start()]))
+        stack[-1].children.append(value[last : match.start()])
         last = match.end()
         closing, tag, attributes, self_closing = match.groups()
         tag = tag.lower()
@@ -151,7 +147,7 @@ def from_csl(value: str) -> tuple[Text, tuple[str, ...]]:
         else:
             problems.append(f"unknown CSL markup {match.group()} kept as text")
             stack[-1].children.append(match.group())
-    stack[-1].children.append(html.unescape(value[last:]))
+    stack[-1].children.append(value[last:])
     while len(stack) > 1:
         element = stack.pop()
         problems.append(f"CSL markup {element.source} never closed; closed at the end")

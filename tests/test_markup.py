@@ -63,8 +63,8 @@ def test_real_values_to_csl_and_unicode(latex: str, csl: str, unicode: str) -> N
 def test_math_that_does_not_map_stays_tex() -> None:
     assert to_csl(Rich((Math(r"\frac{a}{b}"),))) == r"$\frac{a}{b}$"
     assert to_unicode(Rich((Math(r"\frac{a}{b}"),))) == r"$\frac{a}{b}$"
-    assert to_csl(Rich((Math("a<b"),))) == "a&lt;b"
-    assert to_csl(Rich((Math(r"\unknowncmd x<y"),))) == r"$\unknowncmd x&lt;y$"
+    assert to_csl(Rich((Math("a<b"),))) == "a<b"
+    assert to_csl(Rich((Math(r"\unknowncmd x<y"),))) == r"$\unknowncmd x<y$"
     assert to_csl(Rich((Math("x^2"),))) == "x²"
     assert to_csl(Rich((Math("x_{i,j}"),))) == "x<sub>i,j</sub>"
     assert to_unicode(Rich((Math(r"O(n\log n)"),))) == "O(n log n)"
@@ -78,12 +78,14 @@ def test_raw_latex_is_kept_as_text() -> None:
     assert to_unicode(text) == r"\noopsort{a}Zeta"
 
 
-def test_markup_cannot_be_injected() -> None:
-    assert to_csl("<script>alert(1)</script> & co") == (
-        "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co"
-    )
-    assert to_csl(Rich((span("i", "a<b>"),))) == "<i>a&lt;b&gt;</i>"
-    assert from_csl(to_csl("<i>not markup</i>")) == ("<i>not markup</i>", ())
+def test_text_goes_out_as_written() -> None:
+    """CSL has no escapes: citeproc-js and Zotero print `&amp;` as five characters."""
+    assert to_csl("R&D <script>alert(1)</script> & co") == "R&D <script>alert(1)</script> & co"
+    parsed, problems = from_csl(to_csl("R&D <script>x</script>"))
+    assert parsed == "R&D <script>x</script>"  # unknown tags stay text, with a problem each
+    assert len(problems) == 2
+    # the documented loss: text spelling the subset's own tags reads back as markup
+    assert from_csl(to_csl("<i>not markup</i>"))[0] == Rich((span("i", "not markup"),))
 
 
 def test_all_span_kinds_render() -> None:
@@ -116,7 +118,8 @@ def test_from_csl_parses_the_subset_and_synonyms() -> None:
     assert from_csl(
         '<span class="nocase">iPhone</span> <span style="font-variant: small-caps">x</span>'
     ) == (Rich((nocase("iPhone"), " ", span("sc", "x"))), ())
-    assert from_csl("R&amp;D &lt;3 &eacute;t&#233; &#x2013;") == ("R&D <3 été –", ())
+    # entities are text: CSL processors print them as written, and so does citekit
+    assert from_csl("R&amp;D &#233; <i>x</i>") == (Rich(("R&amp;D &#233; ", span("i", "x"))), ())
     assert from_csl("AT&T") == ("AT&T", ())
     assert from_csl("H<sub>2</sub>O <i><b>x</b></i>") == (
         Rich(("H", span("sub", "2"), "O ", span("i", span("b", "x")))),
@@ -153,7 +156,8 @@ def test_from_csl_repairs_bad_nesting_with_problems() -> None:
 # --- round trip -------------------------------------------------------------------------------
 
 STRINGS = st.lists(
-    st.sampled_from(list("aZ0 <>&;/\"'=#") + ["ü", "–", "&amp;", "<i>", "</i>", "é", "&#"]),
+    # not the subset's own tags (`<i>`): CSL cannot tell those from markup (documented loss)
+    st.sampled_from(list("aZ0 <>&;/\"'=#") + ["ü", "–", "&amp;", "<a>", "é", "&#"]),
     min_size=1,
     max_size=10,
 ).map("".join)
@@ -180,5 +184,5 @@ RICH_WITHOUT_MATH = st.lists(
 @given(RICH_WITHOUT_MATH)
 def test_csl_round_trip_without_math(text: Text) -> None:
     # Math becomes Unicode in CSL (CSL has no math), so only math-free text comes back whole.
-    assert from_csl(to_csl(text)) == (text, ())
+    assert from_csl(to_csl(text))[0] == text
     assert to_unicode(text) == (text if isinstance(text, str) else text.plain())

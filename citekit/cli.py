@@ -252,14 +252,16 @@ def _in_place_target(inputs: list[str], opts: dict[str, Any]) -> tuple[str, str]
     try:
         from .formats import detect_format
 
-        fmt = detect_format(path, io.read_input(path).text)
+        text = io.read_input(path).text
+        fmt = detect_format(path, text)
     except CitekitError as exc:
         _fail(str(exc))
     if not fmt.writable:
         raise click.UsageError(f"{path} is {fmt.name}, which citekit cannot write")
-    # a .bib keeps its dialect as far as we can tell: biblatex if it uses biblatex-only fields
     name = opts.get("from_format") or fmt.name
-    return path, (name if FORMATS[name].writable else fmt.name)
+    if name == "bibtex":  # keep the file's dialect: biblatex fields must not become bibtex ones
+        name = fmt.load().guess_dialect(text)
+    return path, name
 
 
 def _validate_pattern(pattern: str) -> None:

@@ -170,3 +170,13 @@ def test_the_output_file_is_untouched_when_nothing_can_be_read(tmp_path: Path) -
     assert result.exit_code == 3
     assert out.read_text() == "keep me"
     assert os.listdir(tmp_path) == ["out.bib"]
+
+
+def test_in_place_keeps_a_biblatex_file_biblatex(tmp_path: Path) -> None:
+    path = tmp_path / "blx.bib"
+    path.write_text("@online{web, title = {A Page}, date = {2020-05-01}, url = {https://x.org}}\n")
+    result = run(["convert", str(path), "--in-place", "--keep-keys"])
+    assert result.exit_code == 0, result.stderr
+    rewritten = path.read_text()
+    assert rewritten.startswith("@online{web,")
+    assert "date = {2020-05-01}" in rewritten

@@ -45,3 +45,19 @@ def sniff(text: str) -> bool:
 
 
 __all__ = ["NAME", "SUFFIXES", "count_records", "read", "sniff", "write"]
+
+
+# Fields and types only biblatex knows: a file that uses them is rewritten in that dialect
+# (`--in-place`), so that rewriting never turns @online into @misc or `date` into `year`.
+_BIBLATEX_MARKS = re.compile(
+    r"^[^\S\n]*(?:date|journaltitle|location|eprinttype|eprintclass|urldate|langid|maintitle|"
+    r"origdate|eventdate|addendum|pubstate)[^\S\n]*=|"
+    r"^[^\S\n]*@(?:online|report|thesis|dataset|software|mvbook|mvcollection|bookinbook|"
+    r"suppbook|suppcollection|xdata|set|reference|inreference|patent|periodical)[^\S\n]*[{(]",
+    re.M | re.I,
+)
+
+
+def guess_dialect(text: str) -> str:
+    """`biblatex` when the text uses fields or types only biblatex has, else `bibtex`."""
+    return "biblatex" if _BIBLATEX_MARKS.search(text) else "bibtex"

@@ -46,7 +46,9 @@ def _stack(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return apply
 
 
-def _split_commas(_ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> frozenset[str]:
+def _split_commas(
+    _ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]
+) -> frozenset[str]:
     return frozenset(part.strip() for item in value for part in item.split(",") if part.strip())
 
 

@@ -86,7 +86,7 @@ def plain(value: Text) -> str:
 
 
 def make_text(nodes: list[Node] | tuple[Node, ...]) -> Text:
-    """Build the simplest value for `nodes`: merge adjacent strings; a `str` if no markup is left."""
+    """The simplest value for `nodes`: adjacent strings merged; a `str` if no markup is left."""
     merged: list[Node] = []
     for node in nodes:
         if isinstance(node, str):

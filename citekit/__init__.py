@@ -30,9 +30,7 @@ def read(source: str, format: str | None = None, *, name: str = "<string>") -> B
     from .pipeline import read_text
 
     text = decode_bytes(source.encode("utf-8"), source=name).text  # same newline rules as files
-    fmt = get_format(format) if format else None
-    if fmt is not None and fmt.name == "biblatex":
-        fmt = get_format("bibtex")
+    fmt = get_format(format) if format else None  # `biblatex` loads the same BibTeX reader
     return read_text(text, source=name, fmt=fmt)
 
 
@@ -44,8 +42,6 @@ def read_file(path: str, format: str | None = None) -> Bibliography:
 
     loaded = read_input(str(path))
     fmt = get_format(format) if format else None
-    if fmt is not None and fmt.name == "biblatex":
-        fmt = get_format("bibtex")
     bib = read_text(loaded.text, source=loaded.source, fmt=fmt)
     bib.diagnostics[:0] = list(loaded.diagnostics)
     return bib

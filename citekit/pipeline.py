@@ -7,7 +7,7 @@ knows about stderr and exit codes. Imports: formats, keys, dedupe, io, model, di
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import io
 from .diagnostics import Diagnostic, Report, error, warning
@@ -202,12 +202,7 @@ def write_text(
         raise UnknownFormat(f"{fmt.name} can be read but not written")
     base = options or WriteOptions()
     if fmt.dialect:
-        base = WriteOptions(
-            dialect=fmt.dialect,  # type: ignore[arg-type]
-            omit=base.omit,
-            protect=base.protect,
-            rejects_as_comments=base.rejects_as_comments,
-        )
+        base = replace(base, dialect=fmt.dialect)
     text, diagnostics = fmt.load().write(bib, base)
     return text, list(diagnostics)
 
